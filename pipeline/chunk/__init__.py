@@ -1,0 +1,1 @@
+"""Chunking stages: tokens, split, pack, tiers, hints."""

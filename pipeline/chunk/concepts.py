@@ -1,0 +1,105 @@
+"""Deterministic salient terms (TF-IDF against the same document) and retrieval text."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .tokens import TokenCounter
+
+_MARKUP = re.compile(r"<[^>\n]{1,200}>|https?://\S+|\{\s*#[^}]*\}")
+_TERM = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+STOPWORDS = frozenset(
+    """
+    about above after again against all also although always among and another any are
+    aren't around because been before being below between both but can cannot could did
+    does doing done down during each either else even ever every few for from further get
+    gets getting given gives had has have having here hers herself him himself his how however
+    into its itself just less like made make makes many may might more most much must need
+    needs neither never next not now off often once one only onto other others otherwise our
+    ours out over own per perhaps rather really same see seen shall she should since some
+    such than that the their theirs them themselves then there therefore these they thing
+    things this those though through thus too under until upon use used uses using very via
+    was way ways well were what whatever when where whether which while who whom whose why
+    will with within without would yet you your yours yourself http https www com org html
+    """.split()
+)
+
+
+def term_counts(text: str) -> Counter[str]:
+    """Counts of candidate terms (lowercased words of 3+ chars, stopwords dropped)."""
+    # Tags, URLs and heading anchors are markup, not what the text is about.
+    words = _TERM.findall(_MARKUP.sub(" ", text).lower())
+    return Counter(w for w in words if len(w) >= 3 and w not in STOPWORDS and not w.isdigit())
+
+
+def document_frequency(counts: Iterable[Counter[str]]) -> Counter[str]:
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys())
+    return df
+
+
+def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple[str, ...]:
+    """The ``k`` terms with the highest sublinear TF-IDF, ties broken alphabetically."""
+    if k <= 0 or not tf:
+        return ()
+    scored = sorted(
+        tf.items(),
+        key=lambda kv: (-(1 + math.log(kv[1])) * math.log((1 + n_units) / (1 + df[kv[0]]) + 1), kv[0]),
+    )
+    return tuple(term for term, _ in scored[:k])
+
+
+def retrieval_prefix(
+    doc_title: str,
+    path: Sequence[str],
+    concepts: Sequence[str],
+    table_headers: Sequence[str] = (),
+) -> str:
+    parts = [f"[DOC: {doc_title}]"]
+    if path:
+        parts.append(f"[PATH: {' > '.join(path)}]")
+    if table_headers:
+        parts.append(f"[TABLE: {' | '.join(table_headers)}]")
+    if concepts:
+        parts.append(f"[CONCEPTS: {', '.join(concepts)}]")
+    return " ".join(parts) + "\n\n"
+
+
+def fit_prefix(
+    doc_title: str,
+    path: Sequence[str],
+    concepts: Sequence[str],
+    table_headers: Sequence[str],
+    body: str,
+    body_tokens: int,
+    budget: int,
+    counter: TokenCounter,
+) -> tuple[str, int]:
+    """The retrieval text, with the prefix shortened until it fits ``budget``:
+    concepts go first (last to first), then table headers, then the middle of the path.
+    Returns the text and its token count (``body_tokens`` + the prefix's)."""
+    concepts = list(concepts)
+    headers = list(table_headers)
+    middle = list(path[1:-1])
+    keep = len(middle)
+    while True:
+        shown = list(path)
+        if len(path) > 2 and keep < len(middle):
+            left, right = middle[: (keep + 1) // 2], middle[len(middle) - keep // 2 :]
+            shown = [path[0], *left, "…", *(right if keep // 2 else []), path[-1]]
+        prefix = retrieval_prefix(doc_title, shown, concepts, headers)
+        total = body_tokens + counter.count(prefix)
+        if total <= budget:
+            return prefix + body, total
+        if concepts:
+            concepts.pop()
+        elif headers:
+            headers = []
+        elif keep > 0:
+            keep -= 1
+        else:
+            return prefix + body, total

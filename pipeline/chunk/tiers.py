@@ -1,0 +1,511 @@
+"""Two tiers: sections packed inside heading boundaries, snippets packed inside sections."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from array import array
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from ..config import ChunkConfig
+from ..model import Block, Chunk, Document, HeadingMode, Tier
+from ..parse.blocks import parse_markdown
+from ..parse.headings import apply_heuristics, parse_text
+from ..parse.lines import line_index
+from .concepts import document_frequency, fit_prefix, retrieval_prefix, term_counts, top_terms
+from .hints import chunk_hints
+from .pack import pack
+from .split import split_block
+from .tokens import TokenCounter, make_counter
+from .units import Unit
+
+CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
+MIN_HEADINGS_FOR_MARKDOWN = 3
+_MAX_REFITS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingSection:
+    """The blocks under one heading (or before the first): the unit of structure."""
+
+    level: int  # 0 for the preamble before any heading
+    title: str
+    breadcrumb: tuple[str, ...]  # document title first
+    first_block: int
+    end_block: int  # exclusive
+
+
+@dataclass(frozen=True, slots=True)
+class _Doc:
+    """Everything the tier builders share about one parsed document."""
+
+    src: str
+    blocks: list[Block]
+    starts: array[int]
+    sections: list[HeadingSection]
+    section_of: array[int]  # block index -> heading section index
+    concepts_tf: list[Counter[str]]
+    df: Counter[str]
+    doc_id: str
+    source: str
+    title: str
+    page_starts: list[int]
+    page_numbers: list[int]
+    frontmatter: Mapping[str, Any] | None
+    heading_mode: HeadingMode
+
+
+def chunk_document(
+    doc: Document, config: ChunkConfig | None = None, counter: TokenCounter | None = None
+) -> list[Chunk]:
+    """Sections and their snippets for one document, in reading order."""
+    config = config or ChunkConfig()
+    counter = counter or make_counter(config)
+    d = _prepare(doc, config)
+    builder = _Builder(d, config, counter)
+    return builder.build()
+
+
+def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
+    src = doc.text
+    mode: HeadingMode
+    if doc.markup == "markdown":
+        mdx = config.mdx == "on" or (config.mdx == "auto" and doc.format == "mdx")
+        blocks, starts = parse_markdown(src, mdx=mdx)
+        n_headings = sum(1 for b in blocks if b.kind == "heading")
+        mode = doc.heading_mode or (
+            "markdown" if n_headings >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic"
+        )
+        if doc.heading_mode is None and mode == "heuristic":
+            blocks = apply_heuristics(src, blocks)
+    else:
+        given = doc.heading_mode is not None
+        blocks, starts, atx = parse_text(src, heuristics=False if given else None)
+        mode = doc.heading_mode or (
+            "markdown" if atx >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic"
+        )
+    frontmatter: Mapping[str, Any] | None = None
+    if blocks and blocks[0].kind == "frontmatter":
+        frontmatter = _read_frontmatter(src[blocks[0].start : blocks[0].end])
+        if config.frontmatter == "strip":
+            frontmatter = None
+    title = _document_title(doc, src, blocks, frontmatter)
+    sections, section_of = _heading_sections(blocks, title, config.heading_depth)
+    tf = [
+        term_counts(src[blocks[s.first_block].start : blocks[s.end_block - 1].end])
+        if s.end_block > s.first_block
+        else Counter[str]()
+        for s in sections
+    ]
+    return _Doc(
+        src=src,
+        blocks=blocks,
+        starts=starts,
+        sections=sections,
+        section_of=section_of,
+        concepts_tf=tf,
+        df=document_frequency(tf),
+        doc_id=doc.doc_id or hashlib.sha256(src.encode("utf-8", "surrogatepass")).hexdigest(),
+        source=doc.source,
+        title=title,
+        page_starts=[p.char_start for p in doc.pages],
+        page_numbers=[p.number for p in doc.pages],
+        frontmatter=frontmatter,
+        heading_mode=mode,
+    )
+
+
+def _read_frontmatter(raw: str) -> Mapping[str, Any]:
+    """YAML between the fences; anything unreadable is kept raw rather than lost."""
+    body = raw.split("\n", 1)[1] if "\n" in raw else ""
+    body = body.rsplit("\n", 1)[0] if body.rstrip().endswith(("---", "...")) else body
+    try:
+        data = yaml.safe_load(body)
+    except yaml.YAMLError:
+        return {"_raw": body}
+    if isinstance(data, dict):
+        return {str(k): _jsonable(v) for k, v in data.items()}
+    return {"_raw": body} if body.strip() else {}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def _document_title(
+    doc: Document, src: str, blocks: Sequence[Block], frontmatter: Mapping[str, Any] | None
+) -> str:
+    if frontmatter and isinstance(frontmatter.get("title"), str) and frontmatter["title"].strip():
+        return str(frontmatter["title"]).strip()
+    if doc.title:
+        return doc.title
+    headings = [b for b in blocks if b.kind == "heading"]
+    for b in headings:
+        if b.level == 1 and b.title:
+            return b.title
+    if headings and headings[0].title:
+        return headings[0].title
+    stem = doc.source.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return stem or "Untitled"
+
+
+def _heading_sections(
+    blocks: Sequence[Block], title: str, depth: int
+) -> tuple[list[HeadingSection], array[int]]:
+    """Breadcrumb stack: a heading of level L pops every open level >= L (so an H1
+    clears the stack); skipped levels are kept as observed."""
+    sections: list[HeadingSection] = []
+    section_of = array("q", [0]) * len(blocks)
+    stack: list[tuple[int, str]] = []
+    current = HeadingSection(0, title, (title,), 0, 0)
+    for i, b in enumerate(blocks):
+        if b.kind == "heading" and 1 <= b.level <= depth:
+            if current.end_block > current.first_block:
+                sections.append(current)
+            while stack and stack[-1][0] >= b.level:
+                stack.pop()
+            stack.append((b.level, b.title))
+            titles = [t for _, t in stack]
+            if titles and titles[0] == title:
+                titles = titles[1:]  # the document title is already first
+            crumb = (title, *titles)
+            current = HeadingSection(b.level, b.title, crumb, i, i)
+        current = HeadingSection(
+            current.level, current.title, current.breadcrumb, current.first_block, i + 1
+        )
+        section_of[i] = len(sections)
+    if current.end_block > current.first_block:
+        sections.append(current)
+    return sections, section_of
+
+
+class _Builder:
+    def __init__(self, d: _Doc, config: ChunkConfig, counter: TokenCounter) -> None:
+        self.d = d
+        self.config = config
+        self.counter = counter
+        self.additive = bool(getattr(counter, "additive", False))
+        self.chunks: list[Chunk] = []
+        self.n_sections = 0
+        self.n_snippets = 0
+        self.reserve = [self._reserve(s, i) for i, s in enumerate(d.sections)]
+
+    # -- sizes ---------------------------------------------------------------------------
+    def _reserve(self, s: HeadingSection, index: int) -> int:
+        """Tokens kept free for the retrieval prefix of chunks in heading section ``s``."""
+        concepts = top_terms(
+            self.d.concepts_tf[index], self.d.df, len(self.d.sections), self.config.concepts
+        )
+        cost = self.counter.count(retrieval_prefix(self.d.title, s.breadcrumb[1:], concepts))
+        return min(cost, self.config.snippet_target // 4)
+
+    def _count(self, s: int, e: int) -> int:
+        return self.counter.count(self.d.src[s:e])
+
+    def _units(
+        self, block_ids: Sequence[int], ranges: Sequence[Unit] | None, budget: int
+    ) -> list[Unit]:
+        """Units for blocks (or refined from existing units) that each fit ``budget``."""
+        out: list[Unit] = []
+        src, blocks = self.d.src, self.d.blocks
+        if ranges is None:
+            for i in block_ids:
+                b = blocks[i]
+                t = self._count(b.start, b.end)
+                if t > budget:
+                    out.extend(split_block(src, b, i, (b.start, b.end), budget, self.counter.count))
+                else:
+                    out.append(Unit(i, b.start, b.end, t))
+            return out
+        for u in ranges:
+            if u.tokens > budget and not u.oversized:
+                pieces = split_block(src, blocks[u.block], u.block, (u.start, u.end), budget,
+                                     self.counter.count)
+                out.extend(pieces)
+            else:
+                out.append(u)
+        return out
+
+    def _is_heading(self, u: Unit) -> bool:
+        return self.d.blocks[u.block].kind == "heading"
+
+    # -- sections ------------------------------------------------------------------------
+    def build(self) -> list[Chunk]:
+        d, cfg = self.d, self.config
+        skip_front = cfg.frontmatter != "include"
+        groups = self._group_sections(skip_front)
+        runs: list[list[Unit]] = []
+        for group in groups:
+            reserve = max(self.reserve[g] for g in group)
+            target, maximum = cfg.section_target - reserve, cfg.section_max - reserve
+            block_ids = [
+                b
+                for g in group
+                for b in range(d.sections[g].first_block, d.sections[g].end_block)
+                if not (skip_front and d.blocks[b].kind == "frontmatter")
+            ]
+            units = self._units(block_ids, None, maximum)
+            heads = [self._is_heading(u) for u in units]
+            for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens):
+                runs.append(units[i:j])
+        runs = self._merge_small(runs, cfg.section_max)
+        prev: list[Unit] = []
+        for own in runs:
+            overlap = self._overlap(prev, own, cfg.section_overlap, cfg.section_max)
+            self._emit_section(overlap, own)
+            prev = own
+        return self.chunks
+
+    def _section_tokens(self, g: int, skip_front: bool) -> int:
+        s = self.d.sections[g]
+        return sum(
+            self._count(b.start, b.end)
+            for b in self.d.blocks[s.first_block : s.end_block]
+            if not (skip_front and b.kind == "frontmatter")
+        )
+
+    def _group_sections(self, skip_front: bool) -> list[list[int]]:
+        """Consecutive heading sections merged while the sum stays within the section
+        target and the next one is not shallower than the group's first; a section that
+        is only a heading always joins the next one."""
+        cfg = self.config
+        groups: list[list[int]] = []
+        sizes: list[int] = []
+        reserves: list[int] = []
+        for g in range(len(self.d.sections)):
+            t = self._section_tokens(g, skip_front)
+            s = self.d.sections[g]
+            if groups:
+                first = self.d.sections[groups[-1][0]]
+                heading_only = all(
+                    self.d.blocks[b].kind == "heading"
+                    for h in groups[-1]
+                    for b in range(self.d.sections[h].first_block, self.d.sections[h].end_block)
+                )
+                reserve = max(reserves[-1], self.reserve[g])
+                fits = sizes[-1] + t <= cfg.section_target - reserve
+                if heading_only or (fits and s.level >= first.level):
+                    groups[-1].append(g)
+                    sizes[-1] += t
+                    reserves[-1] = reserve
+                    continue
+            groups.append([g])
+            sizes.append(t)
+            reserves.append(self.reserve[g])
+        return groups
+
+    def _merge_small(self, runs: list[list[Unit]], maximum: int) -> list[list[Unit]]:
+        """Runs under ``min_tokens`` join the next run, else the previous, within max."""
+        if self.config.min_tokens <= 0:
+            return runs
+        out: list[list[Unit]] = []
+        i = 0
+        while i < len(runs):
+            run = runs[i]
+            size = sum(u.tokens for u in run)
+            if size < self.config.min_tokens and len(runs) > 1:
+                if i + 1 < len(runs) and self._joinable(run, runs[i + 1], maximum):
+                    runs[i + 1] = run + runs[i + 1]
+                    i += 1
+                    continue
+                if out and self._joinable(out[-1], run, maximum):
+                    out[-1] = out[-1] + run
+                    i += 1
+                    continue
+            out.append(run)
+            i += 1
+        return out
+
+    def _joinable(self, a: list[Unit], b: list[Unit], maximum: int) -> bool:
+        if a[-1].suffix or b[0].prefix:
+            return False
+        reserve = max(self.reserve[self.d.section_of[u.block]] for u in (a[0], b[0]))
+        return sum(u.tokens for u in a) + sum(u.tokens for u in b) <= maximum - reserve
+
+    def _overlap(self, prev: list[Unit], own: list[Unit], budget: int, maximum: int) -> list[Unit]:
+        """A suffix of whole units of the previous chunk, when ``own`` continues it:
+        never before a heading or a prefixed unit, never frontmatter, never only headings."""
+        if budget <= 0 or not prev or not own or own[0].prefix or self._is_heading(own[0]):
+            return []
+        room = min(budget, maximum - self.reserve[self.d.section_of[own[0].block]]
+                   - sum(u.tokens for u in own))
+        picked: list[Unit] = []
+        acc = 0
+        for u in reversed(prev):
+            if u.suffix or acc + u.tokens > room or self.d.blocks[u.block].kind == "frontmatter":
+                break
+            picked.append(u)
+            acc += u.tokens
+            if u.prefix:
+                break
+        picked.reverse()
+        if all(self._is_heading(u) for u in picked):
+            return []
+        return picked
+
+    def _emit_section(self, overlap: list[Unit], own: list[Unit]) -> None:
+        cfg = self.config
+        for part in self._refit(own, cfg.section_max, overlap=overlap):
+            ov, units = part
+            section_index = self.n_sections
+            self.n_sections += 1
+            concepts = self._concepts(units)
+            section = self._assemble("section", section_index, None, ov, units, concepts,
+                                     cfg.section_max)
+            self.chunks.append(section)
+            self._emit_snippets(section, ov, units, concepts)
+
+    def _refit(
+        self, own: list[Unit], maximum: int, *, overlap: list[Unit]
+    ) -> list[tuple[list[Unit], list[Unit]]]:
+        """Guard for non-additive counters: a run whose retrieval text is over ``maximum``
+        is packed again with a smaller budget (bounded retries)."""
+        todo = [(overlap, own, 0)]
+        done: list[tuple[list[Unit], list[Unit]]] = []
+        while todo:
+            ov, units, depth = todo.pop(0)
+            over = self._measure(ov, units, maximum) - maximum
+            if over <= 0 or depth >= _MAX_REFITS or (len(units) == 1 and units[0].oversized):
+                done.append((ov, units))
+                continue
+            budget = max(8, sum(u.tokens for u in units) - over - 4 * (depth + 1))
+            if len(units) == 1:
+                units = self._units((), units, budget)
+                if len(units) == 1:
+                    done.append((ov, units))
+                    continue
+            heads = [self._is_heading(u) for u in units]
+            parts = pack(units, budget, budget, headings=heads)
+            if len(parts) == 1 and not ov:
+                parts = [(0, len(units) // 2), (len(units) // 2, len(units))]
+            todo[0:0] = [([] if k else ov, units[i:j], depth + 1) for k, (i, j) in enumerate(parts)]
+        return done
+
+    def _measure(self, ov: list[Unit], units: list[Unit], maximum: int) -> int:
+        allu = ov + units
+        body = allu[0].prefix + self.d.src[allu[0].start : allu[-1].end] + allu[-1].suffix
+        if self.additive:
+            return sum(u.tokens for u in allu) + self.reserve[self.d.section_of[units[0].block]]
+        return self.counter.count(body) + self.reserve[self.d.section_of[units[0].block]]
+
+    def _concepts(self, units: list[Unit]) -> tuple[str, ...]:
+        seen = sorted({self.d.section_of[u.block] for u in units})
+        tf: Counter[str] = Counter()
+        for g in seen:
+            tf.update(self.d.concepts_tf[g])
+        return top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
+
+    # -- snippets ------------------------------------------------------------------------
+    def _emit_snippets(
+        self, section: Chunk, ov: list[Unit], own: list[Unit], concepts: tuple[str, ...]
+    ) -> None:
+        cfg = self.config
+        reserve = max(self.reserve[self.d.section_of[u.block]] for u in own)
+        target, maximum = cfg.snippet_target - reserve, cfg.snippet_max - reserve
+        units = self._units((), own, maximum)
+        heads = [self._is_heading(u) for u in units]
+        runs = [units[i:j] for i, j in pack(units, target, maximum, headings=heads,
+                                              min_tokens=cfg.min_tokens)]
+        runs = self._merge_small(runs, cfg.snippet_max)
+        prev = self._units((), ov, maximum) if ov else []
+        for run in runs:
+            overlap = self._overlap(prev, run, cfg.snippet_overlap, cfg.snippet_max)
+            for sov, sunits in self._refit(run, cfg.snippet_max, overlap=overlap):
+                index = self.n_snippets
+                self.n_snippets += 1
+                self.chunks.append(
+                    self._assemble("snippet", index, section.id, sov, sunits, concepts,
+                                   cfg.snippet_max)
+                )
+            prev = run
+
+    # -- assembly ------------------------------------------------------------------------
+    def _assemble(
+        self,
+        tier: Tier,
+        index: int,
+        parent: str | None,
+        ov: list[Unit],
+        own: list[Unit],
+        concepts: tuple[str, ...],
+        maximum: int,
+    ) -> Chunk:
+        d = self.d
+        allu = ov + own
+        first, last = allu[0], allu[-1]
+        body = first.prefix + d.src[first.start : last.end] + last.suffix
+        hints = chunk_hints(d.src, d.blocks, [(u.block, u.tokens) for u in allu])
+        crumbs = [d.sections[d.section_of[u.block]].breadcrumb for u in own]
+        breadcrumb = _common_prefix(crumbs)
+        section_title = d.sections[d.section_of[own[0].block]].title
+        body_tokens = (
+            sum(u.tokens for u in allu) if self.additive else self.counter.count(body)
+        )
+        text, tokens = fit_prefix(
+            d.title, breadcrumb[1:], concepts, hints.table_headers, body, body_tokens, maximum,
+            self.counter,
+        )
+        if not self.additive:
+            tokens = self.counter.count(text)
+        oversized = tokens > maximum and any(u.oversized for u in own)
+        return Chunk(
+            id=str(uuid.uuid5(CHUNK_NAMESPACE, f"{d.doc_id}:{tier}:{index}")),
+            doc_id=d.doc_id,
+            source=d.source,
+            doc_title=d.title,
+            tier=tier,
+            parent_id=parent,
+            chunk_index=index,
+            text=body,
+            retrieval_text=text,
+            breadcrumb=breadcrumb,
+            section_title=section_title,
+            content_hints=hints.content_hints,
+            contains_table=hints.contains_table,
+            table_columns=hints.table_columns,
+            table_headers=hints.table_headers,
+            est_tokens=tokens,
+            char_start=first.start,
+            char_end=last.end,
+            line_start=line_index(d.starts, first.start) + 1,
+            line_end=line_index(d.starts, max(first.start, last.end - 1)) + 1,
+            block_start=first.block,
+            block_end=last.block,
+            page_start=self._page(first.start),
+            page_end=self._page(max(first.start, last.end - 1)),
+            oversized=oversized,
+            frontmatter=d.frontmatter,
+            prefix_chars=len(first.prefix),
+            suffix_chars=len(last.suffix),
+            heading_mode=d.heading_mode,
+        )
+
+    def _page(self, offset: int) -> int | None:
+        if not self.d.page_starts:
+            return None
+        k = bisect_right(self.d.page_starts, offset) - 1
+        return self.d.page_numbers[max(0, k)]
+
+
+def _common_prefix(crumbs: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
+    first = crumbs[0]
+    n = len(first)
+    for c in crumbs[1:]:
+        n = min(n, len(c))
+        for k in range(n):
+            if c[k] != first[k]:
+                n = k
+                break
+    return first[: max(1, n)]

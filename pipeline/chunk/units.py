@@ -1,0 +1,23 @@
+"""The packing unit: a whole block or one piece of a split block."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """``prefix + src[start:end] + suffix`` is the unit's text.
+
+    A unit with a prefix (repeated table header / opening fence) must open its chunk
+    and one with a suffix (added closing fence) must close it, so a chunk's text is
+    always ``first.prefix + src[first.start:last.end] + last.suffix``.
+    """
+
+    block: int
+    start: int
+    end: int
+    tokens: int
+    prefix: str = ""
+    suffix: str = ""
+    oversized: bool = False

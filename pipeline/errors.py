@@ -1,0 +1,36 @@
+"""One exception hierarchy for everything Folio reports."""
+
+from __future__ import annotations
+
+
+class FolioError(Exception):
+    """Base class of every error Folio raises on purpose."""
+
+
+class ConfigError(FolioError, ValueError):
+    """A configuration key is unknown or its value is out of range."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"config key {key!r}: {message}")
+        self.key = key
+
+
+class ExtractionError(FolioError):
+    """A file could not be turned into a document."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.reason = message
+
+
+class UnsupportedFormatError(ExtractionError):
+    """The file is of a kind Folio does not read."""
+
+
+class EncodingError(ExtractionError):
+    """A text file is not valid UTF-8 (nor a detectable encoding)."""
+
+
+class EmptyDocumentError(ExtractionError):
+    """The file holds no text at all."""

@@ -1,0 +1,1 @@
+"""Parsing stages: markdown blocks, flat-text headings, boilerplate."""

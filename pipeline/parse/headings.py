@@ -1,0 +1,190 @@
+"""Flat text: paragraphs by blank lines, headings by ATX lines or by heuristics.
+
+The heuristics look for lines that stand alone and look like titles (``Chapter 7``,
+``PART II``, ``Appendix A``, ``1.2.3 Title``, ALL CAPS, short Title Case) and
+reject ordinary short sentences (terminal punctuation, lowercase content words).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+
+from ..model import Block
+from .lines import line_index, line_starts
+
+_ATX = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_PARA_SPLIT = re.compile(r"\n[ \t]*\n")
+_ROMAN = r"[IVXLCDM]+"
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
+)
+_PART = re.compile(rf"(?i:part|book)\s+(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$")
+_CHAPTER = re.compile(
+    rf"(?i:chapter|appendix|section|lecture|lesson)\s+(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
+)
+_NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
+_SMALL_WORDS = frozenset(
+    "a an and as at but by for from in into nor of on or over per the to up via vs with".split()
+)
+_END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", "\"", "”", ")")
+MAX_HEADING_CHARS = 90
+MAX_HEADING_WORDS = 12
+
+
+def heading_level(line: str) -> tuple[int, str] | None:
+    """(level, title) if a standalone line looks like a heading, else None.
+
+    Levels: Part 1; Chapter/Appendix/ALL CAPS 2; numbered ``1.2`` by depth + 1;
+    Title Case 3. The caller rebases levels so the top one found becomes 1.
+    """
+    text = line.strip()
+    if not text or len(text) > MAX_HEADING_CHARS or "\t" in text:
+        return None
+    if _PART.match(text):
+        return 1, text
+    if _CHAPTER.match(text):
+        return 2, text
+    m = _NUMBERED.match(text)
+    if m and _title_like(m.group(2)) and not m.group(2).rstrip().endswith((".", ",", ";")):
+        return min(6, m.group(1).count(".") + 2), text
+    words = text.split()
+    if len(words) > MAX_HEADING_WORDS or text.endswith(_END_PUNCT[:6]):
+        return None
+    letters = [c for c in text if c.isalpha()]
+    if len(letters) < 2:
+        return None
+    if all(c.isupper() for c in letters) and len(letters) >= 3:
+        return 2, text
+    if len(words) <= 8 and _title_like(text) and words[0][:1].isupper():
+        return 3, text
+    return None
+
+
+def _title_like(text: str) -> bool:
+    words = [w.strip("()[]'\"“”‘’") for w in text.split()]
+    content = [w for w in words if w and w.lower() not in _SMALL_WORDS]
+    if not content:
+        return False
+    capital = sum(1 for w in content if w[0].isupper() or w[0].isdigit())
+    return capital == len(content)
+
+
+def find_headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(line index, level, title) of lines that stand alone and look like headings.
+
+    A candidate needs a blank (or no) line before and after it. Levels are rebased
+    so that the highest kind present is level 1.
+    """
+    found: list[tuple[int, int, str]] = []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if i > 0 and lines[i - 1].strip():
+            continue
+        if i + 1 < len(lines) and lines[i + 1].strip():
+            continue
+        hit = heading_level(line)
+        if hit is not None:
+            found.append((i, hit[0], hit[1]))
+    if not found:
+        return found
+    top = min(level for _, level, _ in found)
+    return [(i, level - top + 1, title) for i, level, title in found]
+
+
+def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block], array[int], int]:
+    """Blocks of flat text: paragraphs separated by blank lines; ATX lines are headings.
+
+    ``heuristics=None`` applies the mode rule: ATX headings when there are at least
+    three, else heading heuristics. Returns blocks, the line-start table and the
+    number of ATX headings seen.
+    """
+    starts = line_starts(src)
+    blocks: list[Block] = []
+    pos = 0
+    for m in [*_PARA_SPLIT.finditer(src), None]:
+        end = m.start() if m is not None else len(src)
+        _paragraph_blocks(src, pos, end, starts, blocks)
+        if m is not None:
+            pos = m.end()
+    atx = sum(1 for b in blocks if b.kind == "heading")
+    use_heuristics = atx < 3 if heuristics is None else heuristics
+    if use_heuristics:
+        blocks = apply_heuristics(src, blocks)
+    return blocks, starts, atx
+
+
+def _paragraph_blocks(
+    src: str, start: int, end: int, starts: array[int], out: list[Block]
+) -> None:
+    """Split one blank-line-delimited paragraph into heading lines and text runs."""
+    seg = src[start:end]
+    if not seg.strip():
+        return
+    # Leading whitespace lines belong to no block.
+    lead = len(seg) - len(seg.lstrip("\n \t"))
+    start = src.rfind("\n", 0, start + lead) + 1 if lead else start
+    start = max(start, 0)
+    run_start: int | None = None
+    pos = start
+    while pos < end:
+        eol = src.find("\n", pos, end)
+        line_end = end if eol == -1 else eol
+        line = src[pos:line_end]
+        m = _ATX.match(line) if line.lstrip().startswith("#") else None
+        if m:
+            if run_start is not None:
+                _emit(src, run_start, pos, starts, out)
+                run_start = None
+            first = line_index(starts, pos)
+            out.append(
+                Block(
+                    "heading",
+                    pos,
+                    _rstrip(src, pos, line_end),
+                    first + 1,
+                    first + 1,
+                    level=len(m.group(1)),
+                    title=m.group(2).strip(),
+                )
+            )
+        elif run_start is None and line.strip():
+            run_start = pos
+        pos = line_end + 1
+    if run_start is not None:
+        _emit(src, run_start, end, starts, out)
+
+
+def _rstrip(src: str, start: int, end: int) -> int:
+    while end > start and src[end - 1] in " \t\n":
+        end -= 1
+    return end
+
+
+def _emit(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
+    end = _rstrip(src, start, end)
+    if end <= start:
+        return
+    out.append(
+        Block("paragraph", start, end, line_index(starts, start) + 1, line_index(starts, end - 1) + 1)
+    )
+
+
+def apply_heuristics(src: str, blocks: list[Block]) -> list[Block]:
+    """Single-line paragraphs that look like headings become heading blocks."""
+    candidates: list[tuple[int, int, str]] = []
+    for idx, b in enumerate(blocks):
+        if b.kind == "paragraph" and b.line_start == b.line_end:
+            hit = heading_level(src[b.start : b.end])
+            if hit is not None:
+                candidates.append((idx, hit[0], hit[1]))
+    if not candidates:
+        return blocks
+    top = min(level for _, level, _ in candidates)
+    out = list(blocks)
+    for idx, level, title in candidates:
+        b = blocks[idx]
+        out[idx] = Block("heading", b.start, b.end, b.line_start, b.line_end, level - top + 1, title)
+    return out
