@@ -26,4 +26,5 @@ __all__ = [
     "extract_file",
     "load_config",
     "make_config",
+    "make_counter",
 ]

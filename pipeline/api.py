@@ -11,7 +11,9 @@ from .extract.text import normalize_newlines
 from .model import Chunk, Document
 
 
-def chunk_markdown(text: str, config: ChunkConfig | None = None, *, source: str = "") -> list[Chunk]:
+def chunk_markdown(
+    text: str, config: ChunkConfig | None = None, *, source: str = ""
+) -> list[Chunk]:
     """Chunk markdown (BOM dropped, newlines normalized: offsets index that text)."""
     doc = Document(text=normalize_newlines(text.removeprefix("\ufeff")), source=source)
     return chunk_document(doc, config)

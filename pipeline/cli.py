@@ -64,7 +64,9 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def _print_table(chunks: Sequence[Chunk]) -> None:
-    header = f"{'tier':<8}{'#':>5} {'tokens':>6} {'pages':>9} {'lines':>11}  {'hints':<18} breadcrumb"
+    header = (
+        f"{'tier':<8}{'#':>5} {'tokens':>6} {'pages':>9} {'lines':>11}  {'hints':<18} breadcrumb"
+    )
     print(header)
     for c in chunks:
         pages = "" if c.page_start is None else f"{c.page_start}-{c.page_end}"
@@ -85,8 +87,12 @@ def cmd_extract(args: argparse.Namespace) -> int:
     payload = {
         "text": doc.text,
         "pages": [
-            {"number": p.number, "label": p.label, "char_start": p.char_start,
-             "char_end": p.char_end}
+            {
+                "number": p.number,
+                "label": p.label,
+                "char_start": p.char_start,
+                "char_end": p.char_end,
+            }
             for p in doc.pages
         ],
         "outline": [
@@ -117,17 +123,36 @@ def build_parser() -> argparse.ArgumentParser:
         "is 1 when any file failed.",
     )
     chunk.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
-    chunk.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
-                       help="jsonl (default) or a human-readable table")
-    chunk.add_argument("--preset", choices=tuple(PRESETS), default=None,
-                       help="chunk sizes: small | medium (sections 1700/2000, snippets "
-                       "420/512 tokens) | large")
-    chunk.add_argument("--overlap", choices=tuple(OVERLAPS), default=None,
-                       help="overlap between neighbours: none | low | medium (120/80) | high")
-    chunk.add_argument("--config", metavar="FILE", default=None,
-                       help="YAML config file with a `chunk:` mapping (default $FOLIO_CONFIG)")
-    chunk.add_argument("--tokenizer", metavar="FILE", default=None,
-                       help="count exactly with a tokenizer.json or tiktoken BPE file")
+    chunk.add_argument(
+        "--format",
+        choices=("jsonl", "table"),
+        default="jsonl",
+        help="jsonl (default) or a human-readable table",
+    )
+    chunk.add_argument(
+        "--preset",
+        choices=tuple(PRESETS),
+        default=None,
+        help="chunk sizes: small | medium (sections 1700/2000, snippets 420/512 tokens) | large",
+    )
+    chunk.add_argument(
+        "--overlap",
+        choices=tuple(OVERLAPS),
+        default=None,
+        help="overlap between neighbours: none | low | medium (120/80) | high",
+    )
+    chunk.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="YAML config file with a `chunk:` mapping (default $FOLIO_CONFIG)",
+    )
+    chunk.add_argument(
+        "--tokenizer",
+        metavar="FILE",
+        default=None,
+        help="count exactly with a tokenizer.json or tiktoken BPE file",
+    )
     chunk.set_defaults(func=cmd_chunk)
 
     extract = sub.add_parser(

@@ -22,13 +22,9 @@ PRESETS: dict[str, tuple[int, int, int, int]] = {
     "medium": (1700, 2000, 420, 512),
     "large": (3400, 4000, 840, 1024),
 }
-# (between sections, between snippets)
-OVERLAPS: dict[str, tuple[int, int]] = {
-    "none": (0, 0),
-    "low": (60, 40),
-    "medium": (120, 80),
-    "high": (240, 160),
-}
+# Overlap as a multiple of the medium amounts (120 tokens between sections of 1700,
+# 80 between snippets of 420), scaled with the preset's targets.
+OVERLAPS: dict[str, float] = {"none": 0.0, "low": 0.5, "medium": 1.0, "high": 2.0}
 FRONTMATTER_MODES = ("metadata", "include", "strip")
 MDX_MODES = ("auto", "on", "off")
 BIASES = ("prose", "balanced", "code")
@@ -104,15 +100,17 @@ def make_config(values: Mapping[str, Any] | None = None) -> ChunkConfig:
     overlap = values.get("overlap", "medium")
     _check_choice("preset", preset, tuple(PRESETS))
     _check_choice("overlap", overlap, tuple(OVERLAPS))
-    sizes = dict(
+    sizes: dict[str, Any] = dict(
         zip(
             ("section_target", "section_max", "snippet_target", "snippet_max"),
             PRESETS[preset],
             strict=True,
         )
     )
-    sizes.update(zip(("section_overlap", "snippet_overlap"), OVERLAPS[overlap], strict=True))
     sizes.update(values)
+    factor = OVERLAPS[overlap]
+    sizes.setdefault("section_overlap", round(120 * factor * sizes["section_target"] / 1700))
+    sizes.setdefault("snippet_overlap", round(80 * factor * sizes["snippet_target"] / 420))
     return ChunkConfig(**sizes)
 
 

@@ -63,7 +63,7 @@ def _coverage(
             problems.append(f"coverage: src[{pos}:{start}] is in no section: {gap[:40]!r}")
         pos = max(pos, end)
     if src[pos:].strip():
-        problems.append(f"coverage: src[{pos}:] is in no section: {src[pos:pos + 40]!r}")
+        problems.append(f"coverage: src[{pos}:] is in no section: {src[pos : pos + 40]!r}")
     starts = [c.char_start for c in sections]
     if starts != sorted(starts):
         problems.append("coverage: sections are not in document order")

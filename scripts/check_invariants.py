@@ -1,6 +1,6 @@
 """Chunk real files and check the DESIGN invariants; exit 1 on any violation.
 
-    python scripts/check_invariants.py PATH... [--preset medium] [--overlap medium]
+python scripts/check_invariants.py PATH... [--preset medium] [--overlap medium]
 """
 
 from __future__ import annotations

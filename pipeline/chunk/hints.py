@@ -29,9 +29,7 @@ class Hints:
     table_headers: tuple[str, ...]
 
 
-def chunk_hints(
-    src: str, blocks: Sequence[Block], parts: Sequence[tuple[int, int]]
-) -> Hints:
+def chunk_hints(src: str, blocks: Sequence[Block], parts: Sequence[tuple[int, int]]) -> Hints:
     """``parts`` are (block index, tokens) of the chunk's units.
 
     A kind is listed when present with at least 5% of the tokens (tables and code

@@ -59,12 +59,11 @@ def _chars(src: str, start: int, end: int, budget: int, count: Count) -> list[Ra
 def _refine(src: str, r: Range, budget: int, count: Count) -> list[Range]:
     """Finer seams for a prose range over budget: lines, sentences, words, characters."""
     start, end = r
-    for seams in (
-        lambda: _lines(src, start, end),
-        lambda: _by_regex(src, start, end, _SENTENCE_END),
-        lambda: _by_regex(src, start, end, _SPACE),
-    ):
-        parts = seams()
+    parts = _lines(src, start, end)
+    if len(parts) > 1:
+        return parts
+    for sep in (_SENTENCE_END, _SPACE):
+        parts = _by_regex(src, start, end, sep)
         if len(parts) > 1:
             return parts
     return _chars(src, start, end, budget, count)
@@ -133,8 +132,10 @@ def split_block(
         open_line = src[block.start : first_eol if first_eol != -1 else block.end]
         last_line = src[src.rfind("\n", block.start, block.end) + 1 : block.end]
         marker = fence.group(2)
-        closed = first_eol != -1 and last_line.strip().startswith(marker[0] * len(marker)) and (
-            set(last_line.strip()) == {marker[0]}
+        closed = (
+            first_eol != -1
+            and last_line.strip().startswith(marker[0] * len(marker))
+            and (set(last_line.strip()) == {marker[0]})
         )
         close_start = src.rfind("\n", block.start, block.end) + 1 if closed else block.end
         closing = fence.group(1) + marker
@@ -175,9 +176,7 @@ def split_block(
     else:
         atoms = [(s, e, True) for s, e in _refine(src, r, budget, count)]
     pieces = list(_group(src, atoms, budget, count, dress))
-    return [
-        Unit(index, p.start, p.end, p.tokens, p.prefix, p.suffix, p.oversized) for p in pieces
-    ]
+    return [Unit(index, p.start, p.end, p.tokens, p.prefix, p.suffix, p.oversized) for p in pieces]
 
 
 def _nth_line_end(src: str, start: int, end: int, n: int) -> int:

@@ -87,9 +87,7 @@ def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
     else:
         given = doc.heading_mode is not None
         blocks, starts, atx = parse_text(src, heuristics=False if given else None)
-        mode = doc.heading_mode or (
-            "markdown" if atx >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic"
-        )
+        mode = doc.heading_mode or ("markdown" if atx >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic")
     frontmatter: Mapping[str, Any] | None = None
     if blocks and blocks[0].kind == "frontmatter":
         frontmatter = _read_frontmatter(src[blocks[0].start : blocks[0].end])
@@ -204,12 +202,17 @@ class _Builder:
 
     # -- sizes ---------------------------------------------------------------------------
     def _reserve(self, s: HeadingSection, index: int) -> int:
-        """Tokens kept free for the retrieval prefix of chunks in heading section ``s``."""
+        """Tokens kept free for the retrieval prefix of chunks in heading section ``s``:
+        the full prefix when it is modest, never less than the shortest form
+        (``fit_prefix`` shortens it to fit what packing left)."""
+        path = s.breadcrumb[1:]
         concepts = top_terms(
             self.d.concepts_tf[index], self.d.df, len(self.d.sections), self.config.concepts
         )
-        cost = self.counter.count(retrieval_prefix(self.d.title, s.breadcrumb[1:], concepts))
-        return min(cost, self.config.snippet_target // 4)
+        full = self.counter.count(retrieval_prefix(self.d.title, path, concepts))
+        short = path if len(path) <= 2 else (path[0], "…", path[-1])
+        least = self.counter.count(retrieval_prefix(self.d.title, short, ()))
+        return max(least, min(full, self.config.snippet_target // 4))
 
     def _count(self, s: int, e: int) -> int:
         return self.counter.count(self.d.src[s:e])
@@ -231,8 +234,9 @@ class _Builder:
             return out
         for u in ranges:
             if u.tokens > budget and not u.oversized:
-                pieces = split_block(src, blocks[u.block], u.block, (u.start, u.end), budget,
-                                     self.counter.count)
+                pieces = split_block(
+                    src, blocks[u.block], u.block, (u.start, u.end), budget, self.counter.count
+                )
                 out.extend(pieces)
             else:
                 out.append(u)
@@ -339,8 +343,10 @@ class _Builder:
         never before a heading or a prefixed unit, never frontmatter, never only headings."""
         if budget <= 0 or not prev or not own or own[0].prefix or self._is_heading(own[0]):
             return []
-        room = min(budget, maximum - self.reserve[self.d.section_of[own[0].block]]
-                   - sum(u.tokens for u in own))
+        room = min(
+            budget,
+            maximum - self.reserve[self.d.section_of[own[0].block]] - sum(u.tokens for u in own),
+        )
         picked: list[Unit] = []
         acc = 0
         for u in reversed(prev):
@@ -362,8 +368,9 @@ class _Builder:
             section_index = self.n_sections
             self.n_sections += 1
             concepts = self._concepts(units)
-            section = self._assemble("section", section_index, None, ov, units, concepts,
-                                     cfg.section_max)
+            section = self._assemble(
+                "section", section_index, None, ov, units, concepts, cfg.section_max
+            )
             self.chunks.append(section)
             self._emit_snippets(section, ov, units, concepts)
 
@@ -416,8 +423,10 @@ class _Builder:
         target, maximum = cfg.snippet_target - reserve, cfg.snippet_max - reserve
         units = self._units((), own, maximum)
         heads = [self._is_heading(u) for u in units]
-        runs = [units[i:j] for i, j in pack(units, target, maximum, headings=heads,
-                                              min_tokens=cfg.min_tokens)]
+        runs = [
+            units[i:j]
+            for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens)
+        ]
         runs = self._merge_small(runs, cfg.snippet_max)
         prev = self._units((), ov, maximum) if ov else []
         for run in runs:
@@ -426,8 +435,9 @@ class _Builder:
                 index = self.n_snippets
                 self.n_snippets += 1
                 self.chunks.append(
-                    self._assemble("snippet", index, section.id, sov, sunits, concepts,
-                                   cfg.snippet_max)
+                    self._assemble(
+                        "snippet", index, section.id, sov, sunits, concepts, cfg.snippet_max
+                    )
                 )
             prev = run
 
@@ -450,11 +460,15 @@ class _Builder:
         crumbs = [d.sections[d.section_of[u.block]].breadcrumb for u in own]
         breadcrumb = _common_prefix(crumbs)
         section_title = d.sections[d.section_of[own[0].block]].title
-        body_tokens = (
-            sum(u.tokens for u in allu) if self.additive else self.counter.count(body)
-        )
+        body_tokens = sum(u.tokens for u in allu) if self.additive else self.counter.count(body)
         text, tokens = fit_prefix(
-            d.title, breadcrumb[1:], concepts, hints.table_headers, body, body_tokens, maximum,
+            d.title,
+            breadcrumb[1:],
+            concepts,
+            hints.table_headers,
+            body,
+            body_tokens,
+            maximum,
             self.counter,
         )
         if not self.additive:

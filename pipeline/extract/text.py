@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from ..errors import EncodingError
 from ..model import Document
@@ -34,5 +35,5 @@ def normalize_newlines(text: str) -> str:
 
 def read_text_document(path: Path, fmt: str) -> Document:
     text = decode_text(path.read_bytes(), str(path))
-    markup = "text" if fmt == "text" else "markdown"
+    markup: Literal["markdown", "text"] = "text" if fmt == "text" else "markdown"
     return Document(text=text, source=str(path), format=fmt, markup=markup)

@@ -13,7 +13,6 @@ from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..model import Block, BlockKind
@@ -78,7 +77,9 @@ def parse_markdown(src: str, *, mdx: bool = False) -> tuple[list[Block], array[i
             elif _MDX_COMPONENT.match(head):
                 kind = "mdx_component"
         blocks.append(
-            Block(kind, start, end, first + 1, max(first + 1, _line_end(starts, end, first)), **extra)
+            Block(
+                kind, start, end, first + 1, max(first + 1, _line_end(starts, end, first)), **extra
+            )
         )
         i += 1
     return _fill_gaps(src, blocks, starts), starts
@@ -120,9 +121,7 @@ def _fill_gaps(src: str, blocks: list[Block], starts: array[int]) -> list[Block]
             gstart = src.rfind("\n", 0, gstart) + 1
             gend = _trim_end(src, gstart, limit)
             first = line_index(starts, gstart)
-            out.append(
-                Block("paragraph", gstart, gend, first + 1, _line_end(starts, gend, first))
-            )
+            out.append(Block("paragraph", gstart, gend, first + 1, _line_end(starts, gend, first)))
         if block is not None:
             out.append(block)
             pos = block.end

@@ -26,9 +26,33 @@ _CHAPTER = re.compile(
 )
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
 _SMALL_WORDS = frozenset(
-    "a an and as at but by for from in into nor of on or over per the to up via vs with".split()
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "but",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "nor",
+        "of",
+        "on",
+        "or",
+        "over",
+        "per",
+        "the",
+        "to",
+        "up",
+        "via",
+        "vs",
+        "with",
+    ]
 )
-_END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", "\"", "”", ")")
+_END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", '"', "”", ")")
 MAX_HEADING_CHARS = 90
 MAX_HEADING_WORDS = 12
 
@@ -116,9 +140,7 @@ def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block]
     return blocks, starts, atx
 
 
-def _paragraph_blocks(
-    src: str, start: int, end: int, starts: array[int], out: list[Block]
-) -> None:
+def _paragraph_blocks(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
     """Split one blank-line-delimited paragraph into heading lines and text runs."""
     seg = src[start:end]
     if not seg.strip():
@@ -168,7 +190,9 @@ def _emit(src: str, start: int, end: int, starts: array[int], out: list[Block]) 
     if end <= start:
         return
     out.append(
-        Block("paragraph", start, end, line_index(starts, start) + 1, line_index(starts, end - 1) + 1)
+        Block(
+            "paragraph", start, end, line_index(starts, start) + 1, line_index(starts, end - 1) + 1
+        )
     )
 
 
@@ -186,5 +210,7 @@ def apply_heuristics(src: str, blocks: list[Block]) -> list[Block]:
     out = list(blocks)
     for idx, level, title in candidates:
         b = blocks[idx]
-        out[idx] = Block("heading", b.start, b.end, b.line_start, b.line_end, level - top + 1, title)
+        out[idx] = Block(
+            "heading", b.start, b.end, b.line_start, b.line_end, level - top + 1, title
+        )
     return out

@@ -1,0 +1,156 @@
+"""Property tests of the DESIGN invariants 1-4 on generated and pathological inputs."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pipeline import chunk_markdown, chunk_text, make_config
+
+from .helpers import assert_invariants, sections
+
+WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFG0123456789é中", min_size=1, max_size=12)
+SENTENCE = st.lists(WORD, min_size=1, max_size=40).map(lambda ws: " ".join(ws) + ".")
+PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=12).map(" ".join)
+
+
+@st.composite
+def heading(draw: st.DrawFn) -> str:
+    return "#" * draw(st.integers(1, 6)) + " " + draw(WORD) + " " + draw(WORD)
+
+
+@st.composite
+def code(draw: st.DrawFn) -> str:
+    fence = draw(st.sampled_from(["```", "~~~", "````"]))
+    lines = draw(st.lists(st.text(alphabet="abc(){}; =#|-*>0123", max_size=50), max_size=80))
+    closed = draw(st.booleans())
+    return (
+        fence
+        + draw(st.sampled_from(["", "py", "rust"]))
+        + "\n"
+        + "\n".join(lines)
+        + ("\n" + fence if closed else "")
+    )
+
+
+@st.composite
+def table(draw: st.DrawFn) -> str:
+    cols = draw(st.integers(1, 5))
+    head = "| " + " | ".join(draw(WORD) for _ in range(cols)) + " |"
+    sep = "|" + "---|" * cols
+    rows = [
+        "| " + " | ".join(draw(WORD) for _ in range(cols)) + " |"
+        for _ in range(draw(st.integers(0, 120)))
+    ]
+    return "\n".join([head, sep, *rows])
+
+
+@st.composite
+def listing(draw: st.DrawFn) -> str:
+    items = draw(st.lists(PARAGRAPH, min_size=1, max_size=20))
+    marker = draw(st.sampled_from(["-", "*", "1."]))
+    return "\n".join(f"{marker} {it}" for it in items)
+
+
+BLOCK = st.one_of(
+    heading(),
+    PARAGRAPH,
+    code(),
+    table(),
+    listing(),
+    PARAGRAPH.map(lambda p: "> " + p),
+    st.just("<div>\nhtml\n</div>"),
+    st.just("---"),
+    st.just("Setext\n===="),
+)
+
+
+@st.composite
+def markdown_doc(draw: st.DrawFn) -> str:
+    front = draw(st.sampled_from(["", "---\ntitle: Generated\n---\n"]))
+    blocks = draw(st.lists(BLOCK, max_size=30))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    return front + "\n\n".join(blocks).replace("\n", newline)
+
+
+SMALL = make_config({"preset": "small"})
+CONFIGS = st.sampled_from([make_config(), SMALL, make_config({"overlap": "high"})])
+
+
+def normalized(src: str) -> str:
+    return src.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown_doc(), CONFIGS)
+def test_markdown_invariants(src: str, config: object) -> None:
+    from pipeline import ChunkConfig
+
+    assert isinstance(config, ChunkConfig)
+    chunks = chunk_markdown(src, config)
+    assert_invariants(normalized(src), chunks, config)
+    again = chunk_markdown(src, config)
+    assert [c.to_dict() for c in chunks] == [c.to_dict() for c in again]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=3000))
+def test_arbitrary_text_never_breaks(src: str) -> None:
+    assert_invariants(normalized(src), chunk_markdown(src, SMALL), SMALL)
+    assert_invariants(normalized(src), chunk_text(src, SMALL), SMALL, markup="text")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.one_of(PARAGRAPH, PARAGRAPH.map(str.upper), st.just("Chapter 9")), max_size=40))
+def test_flat_text_invariants(paras: list[str]) -> None:
+    src = "\n\n".join(paras)
+    chunks = chunk_text(src)
+    assert_invariants(src, chunks, markup="text")
+
+
+def test_one_5mb_line() -> None:
+    src = ("lorem ipsum dolor sit amet " * 200_000)[:5_000_000]
+    t0 = time.perf_counter()
+    chunks = chunk_markdown(src)
+    assert time.perf_counter() - t0 < 120
+    assert_invariants(src, chunks)
+    assert not any(c.oversized for c in chunks)
+
+
+def test_ten_thousand_headings() -> None:
+    src = "\n\n".join(f"## Heading {i}\n\ntext {i}" for i in range(10_000))
+    chunks = chunk_markdown(src)
+    assert_invariants(src, chunks)
+    assert all(not c.text.startswith("## ") or "\n" in c.text for c in chunks)
+
+
+def test_only_tables_and_only_code() -> None:
+    tables = "\n\n".join(
+        "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | {j} |" for j in range(50)) for i in range(40)
+    )
+    chunks = chunk_markdown(tables)
+    assert_invariants(tables, chunks)
+    assert all(c.contains_table for c in chunks)
+    codes = "\n\n".join(
+        "```py\n" + "\n".join(f"x = {j}" for j in range(300)) + "\n```" for _ in range(10)
+    )
+    chunks = chunk_markdown(codes)
+    assert_invariants(codes, chunks)
+    assert all(c.content_hints == ("code",) for c in chunks)
+
+
+def test_empty_and_frontmatter_only() -> None:
+    assert chunk_markdown("") == []
+    assert chunk_markdown("---\na: 1\n---\n") == []
+
+
+def test_determinism_across_configs_sections_tile() -> None:
+    src = "\n\n".join(f"# H{i}\n\n" + "word " * (50 * i) for i in range(1, 30))
+    chunks = chunk_markdown(src)
+    assert_invariants(src, chunks)
+    secs = sections(chunks)
+    for a, b in itertools.pairwise(secs):
+        assert b.char_start >= a.char_start
