@@ -80,7 +80,7 @@ def _print_table(chunks: Sequence[Chunk]) -> None:
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    doc = extract_file(args.file)
+    doc = extract_file(args.file, pdf_backend=args.pdf_backend, use_outline=not args.no_outline)
     if not args.json:
         sys.stdout.write(doc.text)
         return 0
@@ -99,7 +99,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
             {"level": o.level, "title": o.title, "page": o.page, "char_start": o.char_start}
             for o in doc.outline
         ],
-        "metadata": dict(doc.metadata) | {"format": doc.format, "title": doc.title},
+        "metadata": {"format": doc.format, "title": doc.title} | dict(doc.metadata),
     }
     json.dump(payload, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
@@ -118,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     chunk = sub.add_parser(
         "chunk",
         help="chunk files or folders into sections and snippets",
-        description="Chunk files (md, mdx, markdown, txt) or whole folders, recursively. "
+        description="Chunk files (pdf, epub, md, mdx, markdown, txt) or whole folders, "
+        "recursively. "
         "JSONL goes to stdout, one object per chunk; errors go to stderr and the exit code "
         "is 1 when any file failed.",
     )
@@ -163,6 +164,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     extract.add_argument("file", metavar="FILE")
     extract.add_argument("--json", action="store_true", help="structured output")
+    extract.add_argument(
+        "--pdf-backend",
+        choices=("auto", "pypdf", "marker"),
+        default="auto",
+        help="PDF reader: marker when installed with its models (auto), else pypdf",
+    )
+    extract.add_argument(
+        "--no-outline",
+        action="store_true",
+        help="ignore PDF bookmarks / EPUB nav (to measure fallback headings)",
+    )
     extract.set_defaults(func=cmd_extract)
     return parser
 

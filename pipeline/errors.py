@@ -34,3 +34,23 @@ class EncodingError(ExtractionError):
 
 class EmptyDocumentError(ExtractionError):
     """The file holds no text at all."""
+
+
+class EncryptedError(ExtractionError):
+    """The file is password protected (or its encryption cannot be opened)."""
+
+
+class CorruptFileError(ExtractionError):
+    """The file is damaged or truncated and cannot be parsed."""
+
+
+class NoTextLayerError(ExtractionError):
+    """A PDF whose pages are images only (a scan without OCR)."""
+
+
+class DrmProtectedError(ExtractionError):
+    """An e-book whose content is encrypted with DRM."""
+
+
+class MarkerUnavailableError(ExtractionError):
+    """The marker backend was requested but marker-pdf or its models are missing."""

@@ -87,7 +87,7 @@ class Chunk:
     parent_id: str | None
     chunk_index: int
     text: str
-    retrieval_text: str
+    context: str  # the retrieval prefix: `[DOC: …] [PATH: …] [CONCEPTS: …]` + blank line
     breadcrumb: tuple[str, ...]
     section_title: str
     content_hints: tuple[str, ...]
@@ -109,10 +109,21 @@ class Chunk:
     suffix_chars: int
     heading_mode: HeadingMode
 
+    @property
+    def retrieval_text(self) -> str:
+        """What an embedding model sees: the context prefix, then the text.
+
+        Built on demand: storing it would double the memory of every chunk list.
+        """
+        return self.context + self.text
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready mapping of the contract fields, in declaration order."""
         out: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
+            if name == "context":
+                out["retrieval_text"] = self.retrieval_text
+                continue
             value = getattr(self, name)
             out[name] = list(value) if isinstance(value, tuple) else value
         if self.frontmatter is not None:

@@ -154,3 +154,19 @@ def test_determinism_across_configs_sections_tile() -> None:
     secs = sections(chunks)
     for a, b in itertools.pairwise(secs):
         assert b.char_start >= a.char_start
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(markdown_doc(), st.integers(50, 2000))
+def test_windowed_parse_equals_whole_parse(src: str, window: int) -> None:
+    from pipeline.parse import blocks as parse_blocks
+
+    text = normalized(src)
+    whole = parse_blocks.parse_markdown(text)[0]
+    saved = parse_blocks.WINDOW_CHARS
+    parse_blocks.WINDOW_CHARS = window
+    try:
+        windowed = parse_blocks.parse_markdown(text)[0]
+    finally:
+        parse_blocks.WINDOW_CHARS = saved
+    assert windowed == whole

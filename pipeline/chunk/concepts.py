@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .tokens import TokenCounter
 
@@ -195,25 +196,17 @@ def term_counts(text: str) -> Counter[str]:
     return Counter(w for w in words if len(w) >= 3 and w not in STOPWORDS and not w.isdigit())
 
 
-def document_frequency(counts: Iterable[Counter[str]]) -> Counter[str]:
-    df: Counter[str] = Counter()
-    for c in counts:
-        df.update(c.keys())
-    return df
-
-
 def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple[str, ...]:
     """The ``k`` terms with the highest sublinear TF-IDF, ties broken alphabetically."""
     if k <= 0 or not tf:
         return ()
-    scored = sorted(
+    idf_base = 1 + n_units
+    scored = heapq.nsmallest(
+        k,
         tf.items(),
-        key=lambda kv: (
-            -(1 + math.log(kv[1])) * math.log((1 + n_units) / (1 + df[kv[0]]) + 1),
-            kv[0],
-        ),
+        key=lambda kv: (-(1 + math.log(kv[1])) * math.log(idf_base / (1 + df[kv[0]]) + 1), kv[0]),
     )
-    return tuple(term for term, _ in scored[:k])
+    return tuple(term for term, _ in scored)
 
 
 def retrieval_prefix(
@@ -237,14 +230,13 @@ def fit_prefix(
     path: Sequence[str],
     concepts: Sequence[str],
     table_headers: Sequence[str],
-    body: str,
     body_tokens: int,
     budget: int,
     counter: TokenCounter,
 ) -> tuple[str, int]:
     """The retrieval text, with the prefix shortened until it fits ``budget``:
     concepts go first (last to first), then table headers, then the middle of the path.
-    Returns the text and its token count (``body_tokens`` + the prefix's)."""
+    Returns the prefix and the total count (``body_tokens`` + the prefix's)."""
     concepts = list(concepts)
     headers = list(table_headers)
     middle = list(path[1:-1])
@@ -257,7 +249,7 @@ def fit_prefix(
         prefix = retrieval_prefix(doc_title, shown, concepts, headers)
         total = body_tokens + counter.count(prefix)
         if total <= budget:
-            return prefix + body, total
+            return prefix, total
         if concepts:
             concepts.pop()
         elif headers:
@@ -265,4 +257,4 @@ def fit_prefix(
         elif keep > 0:
             keep -= 1
         else:
-            return prefix + body, total
+            return prefix, total

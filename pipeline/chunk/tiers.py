@@ -18,7 +18,7 @@ from ..model import Block, Chunk, Document, HeadingMode, Tier
 from ..parse.blocks import parse_markdown
 from ..parse.headings import apply_heuristics, parse_text
 from ..parse.lines import line_index
-from .concepts import document_frequency, fit_prefix, retrieval_prefix, term_counts, top_terms
+from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints
 from .pack import pack
 from .split import split_block
@@ -28,6 +28,7 @@ from .units import Unit
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
 MIN_HEADINGS_FOR_MARKDOWN = 3
 _MAX_REFITS = 6
+_TF_CACHE = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +51,6 @@ class _Doc:
     starts: array[int]
     sections: list[HeadingSection]
     section_of: array[int]  # block index -> heading section index
-    concepts_tf: list[Counter[str]]
     df: Counter[str]
     doc_id: str
     source: str
@@ -95,20 +95,18 @@ def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
             frontmatter = None
     title = _document_title(doc, src, blocks, frontmatter)
     sections, section_of = _heading_sections(blocks, title, config.heading_depth)
-    tf = [
-        term_counts(src[blocks[s.first_block].start : blocks[s.end_block - 1].end])
-        if s.end_block > s.first_block
-        else Counter[str]()
-        for s in sections
-    ]
+    # Document frequencies only: per-section term counts are recounted when needed,
+    # which costs one more pass over the text but keeps memory flat on huge files.
+    df: Counter[str] = Counter()
+    for sec in sections:
+        df.update(_section_terms(src, blocks, sec).keys())
     return _Doc(
         src=src,
         blocks=blocks,
         starts=starts,
         sections=sections,
         section_of=section_of,
-        concepts_tf=tf,
-        df=document_frequency(tf),
+        df=df,
         doc_id=doc.doc_id or hashlib.sha256(src.encode("utf-8", "surrogatepass")).hexdigest(),
         source=doc.source,
         title=title,
@@ -119,12 +117,19 @@ def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
     )
 
 
+def _section_terms(src: str, blocks: Sequence[Block], sec: HeadingSection) -> Counter[str]:
+    if sec.end_block <= sec.first_block:
+        return Counter()
+    return term_counts(src[blocks[sec.first_block].start : blocks[sec.end_block - 1].end])
+
+
 def _read_frontmatter(raw: str) -> Mapping[str, Any]:
     """YAML between the fences; anything unreadable is kept raw rather than lost."""
     body = raw.split("\n", 1)[1] if "\n" in raw else ""
     body = body.rsplit("\n", 1)[0] if body.rstrip().endswith(("---", "...")) else body
     try:
-        data = yaml.safe_load(body)
+        # libyaml's loader when PyYAML was built with it: ~10x faster on every document.
+        data = yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return {"_raw": body}
     if isinstance(data, dict):
@@ -198,24 +203,52 @@ class _Builder:
         self.chunks: list[Chunk] = []
         self.n_sections = 0
         self.n_snippets = 0
-        self.reserve = [self._reserve(s, i) for i, s in enumerate(d.sections)]
+        self.block_tokens = array("q", [-1]) * len(d.blocks)
+        count_many = getattr(counter, "count_many", None)
+        if count_many is not None and not self.additive:
+            # Exact tokenizers are much faster over one batch than block by block.
+            texts = [d.src[b.start : b.end] for b in d.blocks]
+            self.block_tokens = array("q", count_many(texts))
+        self._reserves = array("q", [-1]) * len(d.sections)
+        self._tf_cache: dict[int, Counter[str]] = {}
 
     # -- sizes ---------------------------------------------------------------------------
+    def _tf(self, g: int) -> Counter[str]:
+        """Term counts of heading section ``g``; sections are visited in order, so a
+        small window of recent ones is all the cache needs."""
+        tf = self._tf_cache.get(g)
+        if tf is None:
+            if len(self._tf_cache) >= _TF_CACHE:
+                del self._tf_cache[min(self._tf_cache)]
+            tf = self._tf_cache[g] = _section_terms(self.d.src, self.d.blocks, self.d.sections[g])
+        return tf
+
+    def reserve(self, g: int) -> int:
+        r = self._reserves[g]
+        if r < 0:
+            r = self._reserves[g] = self._reserve(self.d.sections[g], g)
+        return r
+
     def _reserve(self, s: HeadingSection, index: int) -> int:
         """Tokens kept free for the retrieval prefix of chunks in heading section ``s``:
         the full prefix when it is modest, never less than the shortest form
         (``fit_prefix`` shortens it to fit what packing left)."""
         path = s.breadcrumb[1:]
         concepts = top_terms(
-            self.d.concepts_tf[index], self.d.df, len(self.d.sections), self.config.concepts
+            self._tf(index), self.d.df, len(self.d.sections), self.config.concepts
         )
         full = self.counter.count(retrieval_prefix(self.d.title, path, concepts))
         short = path if len(path) <= 2 else (path[0], "…", path[-1])
         least = self.counter.count(retrieval_prefix(self.d.title, short, ()))
         return max(least, min(full, self.config.snippet_target // 4))
 
-    def _count(self, s: int, e: int) -> int:
-        return self.counter.count(self.d.src[s:e])
+    def _block_tokens(self, i: int) -> int:
+        """Token count of block ``i``, counted once per document."""
+        t = self.block_tokens[i]
+        if t < 0:
+            b = self.d.blocks[i]
+            t = self.block_tokens[i] = self.counter.count(self.d.src[b.start : b.end])
+        return t
 
     def _units(
         self, block_ids: Sequence[int], ranges: Sequence[Unit] | None, budget: int
@@ -226,7 +259,7 @@ class _Builder:
         if ranges is None:
             for i in block_ids:
                 b = blocks[i]
-                t = self._count(b.start, b.end)
+                t = self._block_tokens(i)
                 if t > budget:
                     out.extend(split_block(src, b, i, (b.start, b.end), budget, self.counter.count))
                 else:
@@ -252,7 +285,7 @@ class _Builder:
         groups = self._group_sections(skip_front)
         runs: list[list[Unit]] = []
         for group in groups:
-            reserve = max(self.reserve[g] for g in group)
+            reserve = max(self.reserve(g) for g in group)
             target, maximum = cfg.section_target - reserve, cfg.section_max - reserve
             block_ids = [
                 b
@@ -275,9 +308,9 @@ class _Builder:
     def _section_tokens(self, g: int, skip_front: bool) -> int:
         s = self.d.sections[g]
         return sum(
-            self._count(b.start, b.end)
-            for b in self.d.blocks[s.first_block : s.end_block]
-            if not (skip_front and b.kind == "frontmatter")
+            self._block_tokens(i)
+            for i in range(s.first_block, s.end_block)
+            if not (skip_front and self.d.blocks[i].kind == "frontmatter")
         )
 
     def _group_sections(self, skip_front: bool) -> list[list[int]]:
@@ -298,7 +331,7 @@ class _Builder:
                     for h in groups[-1]
                     for b in range(self.d.sections[h].first_block, self.d.sections[h].end_block)
                 )
-                reserve = max(reserves[-1], self.reserve[g])
+                reserve = max(reserves[-1], self.reserve(g))
                 fits = sizes[-1] + t <= cfg.section_target - reserve
                 if heading_only or (fits and s.level >= first.level):
                     groups[-1].append(g)
@@ -307,7 +340,7 @@ class _Builder:
                     continue
             groups.append([g])
             sizes.append(t)
-            reserves.append(self.reserve[g])
+            reserves.append(self.reserve(g))
         return groups
 
     def _merge_small(self, runs: list[list[Unit]], maximum: int) -> list[list[Unit]]:
@@ -335,7 +368,7 @@ class _Builder:
     def _joinable(self, a: list[Unit], b: list[Unit], maximum: int) -> bool:
         if a[-1].suffix or b[0].prefix:
             return False
-        reserve = max(self.reserve[self.d.section_of[u.block]] for u in (a[0], b[0]))
+        reserve = max(self.reserve(self.d.section_of[u.block]) for u in (a[0], b[0]))
         return sum(u.tokens for u in a) + sum(u.tokens for u in b) <= maximum - reserve
 
     def _overlap(self, prev: list[Unit], own: list[Unit], budget: int, maximum: int) -> list[Unit]:
@@ -345,7 +378,7 @@ class _Builder:
             return []
         room = min(
             budget,
-            maximum - self.reserve[self.d.section_of[own[0].block]] - sum(u.tokens for u in own),
+            maximum - self.reserve(self.d.section_of[own[0].block]) - sum(u.tokens for u in own),
         )
         picked: list[Unit] = []
         acc = 0
@@ -362,56 +395,56 @@ class _Builder:
         return picked
 
     def _emit_section(self, overlap: list[Unit], own: list[Unit]) -> None:
-        cfg = self.config
-        for part in self._refit(own, cfg.section_max, overlap=overlap):
-            ov, units = part
-            section_index = self.n_sections
-            self.n_sections += 1
-            concepts = self._concepts(units)
-            section = self._assemble(
-                "section", section_index, None, ov, units, concepts, cfg.section_max
-            )
+        concepts = self._concepts(own)
+        for section, ov, units in self._fitted("section", None, overlap, own, concepts):
             self.chunks.append(section)
             self._emit_snippets(section, ov, units, concepts)
 
-    def _refit(
-        self, own: list[Unit], maximum: int, *, overlap: list[Unit]
-    ) -> list[tuple[list[Unit], list[Unit]]]:
-        """Guard for non-additive counters: a run whose retrieval text is over ``maximum``
-        is packed again with a smaller budget (bounded retries)."""
+    def _fitted(
+        self,
+        tier: Tier,
+        parent: str | None,
+        overlap: list[Unit],
+        own: list[Unit],
+        concepts: tuple[str, ...],
+    ) -> list[tuple[Chunk, list[Unit], list[Unit]]]:
+        """Assemble a run; if its retrieval text is still over the maximum (a counter
+        that does not add up exactly over joins), pack it again with a smaller budget."""
+        maximum = self.config.section_max if tier == "section" else self.config.snippet_max
         todo = [(overlap, own, 0)]
-        done: list[tuple[list[Unit], list[Unit]]] = []
+        done: list[tuple[Chunk, list[Unit], list[Unit]]] = []
         while todo:
             ov, units, depth = todo.pop(0)
-            over = self._measure(ov, units, maximum) - maximum
-            if over <= 0 or depth >= _MAX_REFITS or (len(units) == 1 and units[0].oversized):
-                done.append((ov, units))
+            index = self.n_sections if tier == "section" else self.n_snippets
+            chunk = self._assemble(tier, index, parent, ov, units, concepts, maximum)
+            over = chunk.est_tokens - maximum
+            if over > 0 and ov:
+                todo.insert(0, ([], units, depth + 1))
                 continue
-            budget = max(8, sum(u.tokens for u in units) - over - 4 * (depth + 1))
-            if len(units) == 1:
-                units = self._units((), units, budget)
+            if over > 0 and depth < _MAX_REFITS and not (len(units) == 1 and units[0].oversized):
+                budget = max(8, sum(u.tokens for u in units) - over - 4 * (depth + 1))
                 if len(units) == 1:
-                    done.append((ov, units))
+                    units = self._units((), units, budget)
+                if len(units) > 1:
+                    heads = [self._is_heading(u) for u in units]
+                    parts = pack(units, budget, budget, headings=heads)
+                    if len(parts) == 1:
+                        parts = [(0, len(units) // 2), (len(units) // 2, len(units))]
+                    todo[0:0] = [(ov if k == 0 else [], units[a:b], depth + 1)
+                                 for k, (a, b) in enumerate(parts)]
                     continue
-            heads = [self._is_heading(u) for u in units]
-            parts = pack(units, budget, budget, headings=heads)
-            if len(parts) == 1 and not ov:
-                parts = [(0, len(units) // 2), (len(units) // 2, len(units))]
-            todo[0:0] = [([] if k else ov, units[i:j], depth + 1) for k, (i, j) in enumerate(parts)]
+            if tier == "section":
+                self.n_sections += 1
+            else:
+                self.n_snippets += 1
+            done.append((chunk, ov, units))
         return done
-
-    def _measure(self, ov: list[Unit], units: list[Unit], maximum: int) -> int:
-        allu = ov + units
-        body = allu[0].prefix + self.d.src[allu[0].start : allu[-1].end] + allu[-1].suffix
-        if self.additive:
-            return sum(u.tokens for u in allu) + self.reserve[self.d.section_of[units[0].block]]
-        return self.counter.count(body) + self.reserve[self.d.section_of[units[0].block]]
 
     def _concepts(self, units: list[Unit]) -> tuple[str, ...]:
         seen = sorted({self.d.section_of[u.block] for u in units})
         tf: Counter[str] = Counter()
         for g in seen:
-            tf.update(self.d.concepts_tf[g])
+            tf.update(self._tf(g))
         return top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
 
     # -- snippets ------------------------------------------------------------------------
@@ -419,7 +452,7 @@ class _Builder:
         self, section: Chunk, ov: list[Unit], own: list[Unit], concepts: tuple[str, ...]
     ) -> None:
         cfg = self.config
-        reserve = max(self.reserve[self.d.section_of[u.block]] for u in own)
+        reserve = max(self.reserve(self.d.section_of[u.block]) for u in own)
         target, maximum = cfg.snippet_target - reserve, cfg.snippet_max - reserve
         units = self._units((), own, maximum)
         heads = [self._is_heading(u) for u in units]
@@ -431,14 +464,8 @@ class _Builder:
         prev = self._units((), ov, maximum) if ov else []
         for run in runs:
             overlap = self._overlap(prev, run, cfg.snippet_overlap, cfg.snippet_max)
-            for sov, sunits in self._refit(run, cfg.snippet_max, overlap=overlap):
-                index = self.n_snippets
-                self.n_snippets += 1
-                self.chunks.append(
-                    self._assemble(
-                        "snippet", index, section.id, sov, sunits, concepts, cfg.snippet_max
-                    )
-                )
+            for snippet, _, _ in self._fitted("snippet", section.id, overlap, run, concepts):
+                self.chunks.append(snippet)
             prev = run
 
     # -- assembly ------------------------------------------------------------------------
@@ -460,19 +487,17 @@ class _Builder:
         crumbs = [d.sections[d.section_of[u.block]].breadcrumb for u in own]
         breadcrumb = _common_prefix(crumbs)
         section_title = d.sections[d.section_of[own[0].block]].title
-        body_tokens = sum(u.tokens for u in allu) if self.additive else self.counter.count(body)
-        text, tokens = fit_prefix(
-            d.title,
-            breadcrumb[1:],
-            concepts,
-            hints.table_headers,
-            body,
-            body_tokens,
-            maximum,
-            self.counter,
-        )
+        # Unit counts are exact; their sum is exact too for an additive counter.
+        body_tokens = sum(u.tokens for u in allu)
+        args = (d.title, breadcrumb[1:], concepts, hints.table_headers)
+        context, tokens = fit_prefix(*args, body_tokens, maximum, self.counter)
         if not self.additive:
-            tokens = self.counter.count(text)
+            exact = self.counter.count(context + body)
+            if exact > maximum:  # the join cost more than the parts: shorten the prefix
+                extra = exact - tokens
+                context, _ = fit_prefix(*args, body_tokens + extra, maximum, self.counter)
+                exact = self.counter.count(context + body)
+            tokens = exact
         oversized = tokens > maximum and any(u.oversized for u in own)
         return Chunk(
             id=str(uuid.uuid5(CHUNK_NAMESPACE, f"{d.doc_id}:{tier}:{index}")),
@@ -483,7 +508,7 @@ class _Builder:
             parent_id=parent,
             chunk_index=index,
             text=body,
-            retrieval_text=text,
+            context=context,
             breadcrumb=breadcrumb,
             section_title=section_title,
             content_hints=hints.content_hints,

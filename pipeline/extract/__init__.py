@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ExtractionError, UnsupportedFormatError
 from ..model import Document
-from .text import MARKDOWN_SUFFIXES, TEXT_SUFFIXES, read_text_document
-
-SUPPORTED_SUFFIXES = frozenset({*MARKDOWN_SUFFIXES, *TEXT_SUFFIXES})
+from .dispatch import SUPPORTED_SUFFIXES, extract_path
 
 
-def extract_file(path: str | Path) -> Document:
+def extract_file(
+    path: str | Path, *, pdf_backend: str = "auto", use_outline: bool = True
+) -> Document:
     """Read one file into a normalized document, or raise an ``ExtractionError``."""
-    p = Path(path)
-    if not p.is_file():
-        raise ExtractionError(str(path), "not a readable file")
-    suffix = p.suffix.lower()
-    fmt = MARKDOWN_SUFFIXES.get(suffix) or TEXT_SUFFIXES.get(suffix)
-    if fmt is None:
-        raise UnsupportedFormatError(str(path), f"unsupported file type {suffix or '(none)'}")
-    return read_text_document(p, fmt)
+    return extract_path(path, pdf_backend=pdf_backend, use_outline=use_outline)
 
 
-__all__ = ["SUPPORTED_SUFFIXES", "extract_file"]
+__all__ = ["SUPPORTED_SUFFIXES", "extract_file", "extract_path"]

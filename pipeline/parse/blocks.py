@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Any
 
@@ -33,36 +34,77 @@ _OPEN_KINDS: dict[str, BlockKind] = {
     "table_open": "table",
     "blockquote_open": "quote",
 }
+_FRONT_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _MDX_ESM = re.compile(r"(?:import|export)\b")
 _MDX_COMPONENT = re.compile(r"<(?:[A-Z][\w.]*|>)|\{")
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"maxNesting": 64}).enable("table").use(front_matter_plugin)
+# Sources larger than this are parsed in windows so markdown-it's token list (about
+# 12x the text in memory) stays bounded; see ``parse_markdown``.
+WINDOW_CHARS = 1 << 20
+
+
+@lru_cache(maxsize=2)
+def _parser(front_matter: bool = True) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"maxNesting": 64}).enable("table")
+    if front_matter:
+        md.use(front_matter_plugin)
     # Block structure only: inline parsing is most of markdown-it's cost and we never use it.
     md.disable(["inline", "text_join"])
     return md
 
 
 def parse_markdown(src: str, *, mdx: bool = False) -> tuple[list[Block], array[int]]:
-    """Top-level blocks of ``src`` (already newline-normalized) and its line-start table."""
+    """Top-level blocks of ``src`` (already newline-normalized) and its line-start table.
+
+    Large sources are parsed window by window. Between two top-level blocks the
+    CommonMark block parser carries no state (reference definitions only matter to
+    inline parsing), so each window keeps every block but its last, which may have
+    been cut by the window's end, and the next window starts on that block's line.
+    """
     starts = line_starts(src)
-    tokens = _parser().parse(src)
+    n_lines = len(starts) - 1
     blocks: list[Block] = []
-    i, n = 0, len(tokens)
-    while i < n:
-        tok = tokens[i]
-        if tok.level != 0 or tok.map is None or tok.nesting == -1:
-            i += 1
+    line = 0
+    window = WINDOW_CHARS
+    if src.startswith("---"):
+        # Front matter that the first window cut would be read as a rule and text.
+        close = _FRONT_CLOSE.search(src, 3)
+        if close is not None:
+            window = max(window, close.end() + 1)
+    while line < n_lines:
+        stop = bisect_left(starts, starts[line] + window, lo=line)
+        last_window = stop >= n_lines
+        stop = min(stop, n_lines)
+        text = src[starts[line] : starts[stop] - 1] if not last_window else src[starts[line] :]
+        found = _top_blocks(src, text, line, starts, mdx, first_window=line == 0)
+        if last_window:
+            blocks.extend(found)
+            break
+        if len(found) < 2:
+            window *= 2  # one block longer than the window: widen it and retry
             continue
-        first, last = tok.map
-        start = starts[first]
-        end = _trim_end(src, start, starts[last] - 1 if last < len(starts) - 1 else len(src))
+        blocks.extend(found[:-1])
+        line = found[-1].line_start - 1
+        window = WINDOW_CHARS
+    return _fill_gaps(src, blocks, starts), starts
+
+
+def _top_blocks(
+    src: str, text: str, line0: int, starts: array[int], mdx: bool, *, first_window: bool
+) -> list[Block]:
+    """Blocks of one window whose text begins at line index ``line0`` of ``src``."""
+    tokens = _parser(first_window).parse(text)
+    blocks: list[Block] = []
+    for i, tok in enumerate(tokens):
+        if tok.level != 0 or tok.map is None or tok.nesting == -1:
+            continue
         kind = _SIMPLE_KINDS.get(tok.type) or _OPEN_KINDS.get(tok.type)
         if kind is None:
-            i += 1
             continue
+        first, last = tok.map[0] + line0, tok.map[1] + line0
+        start = starts[first]
+        end = _trim_end(src, start, starts[last] - 1 if last < len(starts) - 1 else len(src))
         extra: dict[str, Any] = {}
         if tok.type == "heading_open":
             extra = {"level": int(tok.tag[1]), "title": _clean_title(tokens[i + 1].content)}
@@ -76,13 +118,9 @@ def parse_markdown(src: str, *, mdx: bool = False) -> tuple[list[Block], array[i
                 kind = "mdx_esm"
             elif _MDX_COMPONENT.match(head):
                 kind = "mdx_component"
-        blocks.append(
-            Block(
-                kind, start, end, first + 1, max(first + 1, _line_end(starts, end, first)), **extra
-            )
-        )
-        i += 1
-    return _fill_gaps(src, blocks, starts), starts
+        line_end = max(first + 1, _line_end(starts, end, first))
+        blocks.append(Block(kind, start, end, first + 1, line_end, **extra))
+    return blocks
 
 
 def _trim_end(src: str, start: int, end: int) -> int:

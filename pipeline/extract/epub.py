@@ -1,0 +1,613 @@
+"""EPUB → markdown Document: spine order, XHTML converted, headings checked against the nav.
+
+Everything is read from the zip in memory (ebooklib); nothing is written to disk and no
+external resource (DTD, stylesheet, image URL) is ever fetched.
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urldefrag
+
+from ..errors import EmptyDocumentError
+from ..model import Document, OutlineEntry
+from ..parse.boilerplate import empty_record
+from .errors import CorruptFileError, DrmProtectedError
+from .pdf_headings import norm_title
+
+log = logging.getLogger("folio.extract")
+
+FONT_OBFUSCATION = frozenset(
+    {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+)
+_HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+_BLOCK = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "dd",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "figcaption",
+        "figure",
+        "footer",
+        "header",
+        "hgroup",
+        "hr",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "ul",
+        *_HEADINGS,
+    }
+)
+_SKIP = frozenset({"head", "script", "style", "template", "svg", "math", "object", "iframe"})
+_WS = re.compile(r"[ \t\r\n\u00a0]+")
+_LEADING_MARKER = re.compile(r"^(\s*)([#>+*\-=]|\d{1,9}[.)])(?=\s|$)", re.MULTILINE)
+_INLINE_ESCAPE = re.compile(r"([\\`*<\[\]])")
+
+
+def _local(el: Any) -> str:
+    tag = el.tag
+    if not isinstance(tag, str):
+        return ""
+    return tag.rsplit("}", 1)[-1].lower()
+
+
+def _attr(el: Any, name: str) -> str:
+    for k, v in el.attrib.items():
+        if k == name or k.endswith("}" + name):
+            return str(v)
+    return ""
+
+
+def _parse_xml(data: bytes) -> Any:
+    from lxml import etree, html  # type: ignore[import-untyped,unused-ignore]
+
+    parser = etree.XMLParser(
+        recover=True, resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False
+    )
+    try:
+        root = etree.fromstring(data, parser=parser)
+    except etree.XMLSyntaxError:
+        root = None
+    if root is None:
+        try:
+            root = html.fromstring(data)
+        except (etree.ParserError, ValueError):
+            return None
+    return root
+
+
+# --- DRM -----------------------------------------------------------------------------------
+
+
+def check_drm(path: Path) -> None:
+    """Raise ``DrmProtectedError`` when content (not just fonts) is encrypted."""
+    src = str(path)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            if "META-INF/rights.xml" in names:
+                raise DrmProtectedError(src, "DRM-protected EPUB (META-INF/rights.xml)")
+            if "META-INF/encryption.xml" not in names:
+                return
+            root = _parse_xml(zf.read("META-INF/encryption.xml"))
+    except zipfile.BadZipFile as exc:
+        raise CorruptFileError(src, f"damaged EPUB zip ({exc})") from exc
+    if root is None:
+        raise DrmProtectedError(src, "EPUB with an unreadable META-INF/encryption.xml")
+    algos = {_attr(el, "Algorithm") for el in root.iter() if _local(el) == "encryptionmethod"}
+    if algos - FONT_OBFUSCATION:
+        raise DrmProtectedError(src, "DRM-protected EPUB (content encrypted)")
+
+
+# --- nav -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NavEntry:
+    level: int
+    title: str
+    file: str | None  # href relative to the OPF directory, without fragment
+    fragment: str
+
+
+def _text(el: Any) -> str:
+    return _WS.sub(" ", "".join(el.itertext())).strip()
+
+
+def _nav_from_xhtml(root: Any, base: str) -> list[NavEntry]:
+    navs = [el for el in root.iter() if _local(el) == "nav"]
+    toc = next((n for n in navs if "toc" in _attr(n, "type").split()), navs[0] if navs else None)
+    if toc is None:
+        return []
+    out: list[NavEntry] = []
+
+    def walk_list(ol: Any, level: int) -> None:
+        for li in ol:
+            if _local(li) != "li":
+                continue
+            label = next((c for c in li if _local(c) in {"a", "span"}), None)
+            if label is not None:
+                href = _attr(label, "href") if _local(label) == "a" else ""
+                out.append(_entry(level, _text(label), href, base))
+            for c in li:
+                if _local(c) in {"ol", "ul"}:
+                    walk_list(c, level + 1)
+
+    for c in toc.iter():
+        if _local(c) in {"ol", "ul"}:
+            walk_list(c, 1)
+            break
+    return out
+
+
+def _nav_from_ncx(root: Any, base: str) -> list[NavEntry]:
+    out: list[NavEntry] = []
+
+    def walk(el: Any, level: int) -> None:
+        for c in el:
+            if _local(c) != "navpoint":
+                continue
+            label = next((x for x in c.iter() if _local(x) == "text"), None)
+            content = next((x for x in c if _local(x) == "content"), None)
+            out.append(
+                _entry(
+                    level,
+                    _text(label) if label is not None else "",
+                    _attr(content, "src") if content is not None else "",
+                    base,
+                )
+            )
+            walk(c, level + 1)
+
+    nav_map = next((x for x in root.iter() if _local(x) == "navmap"), None)
+    if nav_map is not None:
+        walk(nav_map, 1)
+    return out
+
+
+def _entry(level: int, title: str, href: str, base: str) -> NavEntry:
+    if not href:
+        return NavEntry(level, title, None, "")
+    target, frag = urldefrag(href)
+    file = posixpath.normpath(posixpath.join(base, unquote(target))) if target else None
+    return NavEntry(level, title, file, unquote(frag))
+
+
+# --- XHTML → markdown ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Out:
+    blocks: list[tuple[str, str, int, str]] = field(default_factory=list)  # kind, text, lvl, title
+    pending: list[NavEntry] = field(default_factory=list)
+    last_match: tuple[int, int] | None = None  # (html level, nav level) of the last nav heading
+
+    def flush_pending(self) -> None:
+        for e in self.pending:
+            self.heading(e.level, e.title, from_nav=True)
+        self.pending = []
+
+    def heading(self, level: int, title: str, *, from_nav: bool = False) -> None:
+        title = " ".join(title.replace("#", " ").split())
+        if title:
+            lvl = max(1, min(level, 6))
+            self.blocks.append(("heading", "#" * lvl + " " + title, lvl, title))
+
+    def para(self, text: str) -> None:
+        if text.strip():
+            # a nav target flushes before real content, not before a page number or a rule
+            if self.pending and (len(text) >= 40 or len(text.split()) >= 6):
+                self.flush_pending()
+            self.blocks.append(("para", text, 0, ""))
+
+
+def _escape_inline(text: str) -> str:
+    return _INLINE_ESCAPE.sub(r"\\\1", text)
+
+
+def _inline(el: Any, *, code: bool = False) -> str:
+    """Markdown of an element's inline content (text, emphasis, code, links as text)."""
+    parts: list[str] = []
+    if el.text:
+        parts.append(el.text if code else _escape_inline(el.text))
+    for c in el:
+        parts.append(_render_child(c, code=code))
+        if c.tail:
+            parts.append(c.tail if code else _escape_inline(c.tail))
+    return "".join(parts)
+
+
+def _render_child(c: Any, *, code: bool = False) -> str:
+    """One inline element (without its tail) as markdown."""
+    tag = _local(c)
+    if tag in _SKIP or not tag:
+        return ""
+    if tag == "br":
+        return "\n"
+    if tag == "img":
+        alt = _WS.sub(" ", _attr(c, "alt")).strip()
+        return f"(image: {_escape_inline(alt)})" if alt else ""
+    if tag in {"code", "kbd", "samp", "tt"} and not code:
+        inner = _WS.sub(" ", "".join(c.itertext()))
+        ticks = "``" if "`" in inner else "`"
+        return f"{ticks}{inner}{ticks}" if inner.strip() else ""
+    if tag in {"em", "i", "cite", "var", "dfn"} and not code:
+        inner = _inline(c).strip()
+        return f"*{inner}*" if inner else ""
+    if tag in {"strong", "b"} and not code:
+        inner = _inline(c).strip()
+        return f"**{inner}**" if inner else ""
+    return _inline(c, code=code)
+
+
+def _clean_para(text: str) -> str:
+    lines = [_WS.sub(" ", ln).strip() for ln in text.split("\n")]
+    out = "\n".join(ln for ln in lines if ln)
+    return _LEADING_MARKER.sub(lambda m: m.group(1) + "\\" + m.group(2), out)
+
+
+def _has_block_child(el: Any) -> bool:
+    return any(_local(c) in _BLOCK or _local(c) == "img" for c in el)
+
+
+class _Converter:
+    def __init__(self, targets: dict[str, list[NavEntry]], out: _Out) -> None:
+        self.targets = targets
+        self.out = out
+
+    def ids_at(self, el: Any, *, deep: bool) -> list[NavEntry]:
+        found: list[NavEntry] = []
+        nodes: Iterator[Any] = el.iter() if deep else iter([el])
+        for node in nodes:
+            i = node.get("id") if isinstance(node.tag, str) else None
+            if i and i in self.targets:
+                found.extend(self.targets.pop(i))
+        return found
+
+    def heading(self, el: Any, level: int) -> None:
+        title = _WS.sub(" ", _inline(el)).strip()
+        navs = self.ids_at(el, deep=True)
+        pending = self.out.pending + navs
+        self.out.pending = []
+        if not title:
+            for e in pending:
+                self.out.heading(e.level, e.title, from_nav=True)
+            return
+        key = norm_title(title)
+        match = next((e for e in pending if norm_title(e.title) == key), None)
+        if match is None and pending:
+            match = pending[-1] if len(pending) == 1 else None
+        for e in pending:
+            if e is not match:
+                self.out.heading(e.level, e.title, from_nav=True)
+        if match is not None:
+            self.out.last_match = (level, match.level)
+            nav_key = norm_title(match.title)
+            if nav_key != key and nav_key.startswith(key):
+                title = match.title  # "190" + nav "190 A Four-Leaved Clover"
+            self.out.heading(match.level, title)
+            return
+        lm = self.out.last_match
+        if lm is not None and level > lm[0]:
+            level = lm[1] + (level - lm[0])
+        self.out.heading(level, title)
+
+    def block(self, el: Any) -> None:
+        tag = _local(el)
+        if not tag or tag in _SKIP:
+            return
+        if tag in _HEADINGS:
+            self.heading(el, _HEADINGS[tag])
+            return
+        self.out.pending.extend(self.ids_at(el, deep=False))
+        if tag == "hr":
+            return
+        if tag == "img":
+            alt = _WS.sub(" ", _attr(el, "alt")).strip()
+            if alt:
+                self.out.para(f"(image: {_escape_inline(alt)})")
+            return
+        if tag in {"ul", "ol"}:
+            self.out.pending.extend(self.ids_at(el, deep=True))
+            text = "\n".join(self.list_lines(el, 0))
+            self.out.para(text)
+            return
+        if tag == "table":
+            self.out.pending.extend(self.ids_at(el, deep=True))
+            self.out.para(self.table(el))
+            return
+        if tag == "pre":
+            self.out.pending.extend(self.ids_at(el, deep=True))
+            code = "".join(el.itertext()).strip("\n")
+            fence = "```"
+            while fence in code:
+                fence += "`"
+            lang = ""
+            for c in [el, *list(el)]:
+                m = re.search(r"(?:language|lang)-([\w+#-]+)", _attr(c, "class"))
+                if m:
+                    lang = m.group(1)
+                    break
+            self.out.para(f"{fence}{lang}\n{code}\n{fence}")
+            return
+        if tag == "blockquote":
+            sub = _Out(pending=self.out.pending)
+            self.out.pending = []
+            _Converter(self.targets, sub).children(el)
+            for kind, text, lvl, title in sub.blocks:
+                if kind == "heading":
+                    self.out.blocks.append((kind, text, lvl, title))
+                else:
+                    self.out.para("\n".join("> " + ln if ln else ">" for ln in text.split("\n")))
+            self.out.pending.extend(sub.pending)
+            return
+        if not _has_block_child(el):
+            self.out.pending.extend(self.ids_at(el, deep=True))
+            self.out.para(_clean_para(_inline(el)))
+            return
+        self.children(el)
+
+    def children(self, el: Any) -> None:
+        buf: list[str] = []
+        if el.text and el.text.strip():
+            buf.append(_escape_inline(el.text))
+        for c in el:
+            tag = _local(c)
+            if tag in _BLOCK or tag == "img" or tag in _SKIP:
+                if buf:
+                    self.out.para(_clean_para("".join(buf)))
+                    buf = []
+                self.block(c)
+            elif tag:
+                self.out.pending.extend(self.ids_at(c, deep=True))
+                buf.append(_render_child(c))
+            if c.tail and c.tail.strip():
+                buf.append(_escape_inline(c.tail))
+        if buf:
+            self.out.para(_clean_para("".join(buf)))
+
+    def list_lines(self, el: Any, depth: int) -> list[str]:
+        ordered = _local(el) == "ol"
+        lines: list[str] = []
+        n = 0
+        for li in el:
+            if _local(li) != "li":
+                continue
+            n += 1
+            marker = f"{n}." if ordered else "-"
+            pad = "   " * depth if ordered else "  " * depth
+            nested = [c for c in li if _local(c) in {"ul", "ol"}]
+            text = _clean_para(_inline_flat(li, skip=("ul", "ol"))).replace("\n", " ")
+            lines.append(f"{pad}{marker} {text}".rstrip())
+            for sub in nested:
+                lines.extend(self.list_lines(sub, depth + 1))
+        return lines
+
+    def table(self, el: Any) -> str:
+        rows: list[list[str]] = []
+        for tr in el.iter():
+            if _local(tr) != "tr":
+                continue
+            cells: list[str] = []
+            for td in tr:
+                if _local(td) not in {"td", "th"}:
+                    continue
+                text = _clean_para(_inline_flat(td)).replace("\n", " ").replace("|", "\\|")
+                cells.append(text)
+                span = _attr(td, "colspan")
+                if span.isdigit():
+                    cells.extend([""] * (min(int(span), 50) - 1))
+            if cells:
+                rows.append(cells)
+        if not rows:
+            return ""
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
+        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+        return "\n".join(lines)
+
+
+def _inline_flat(el: Any, skip: tuple[str, ...] = ()) -> str:
+    """Inline markdown of an element, flattening any block children into spaces."""
+    parts: list[str] = []
+    if el.text:
+        parts.append(_escape_inline(el.text))
+    for c in el:
+        tag = _local(c)
+        if tag in skip:
+            pass
+        elif tag in _BLOCK:
+            parts.append(" " + _inline_flat(c) + " ")
+        else:
+            parts.append(_render_child(c))
+        if c.tail:
+            parts.append(_escape_inline(c.tail))
+    return "".join(parts)
+
+
+# --- the reader ------------------------------------------------------------------------------
+
+
+def _meta(book: Any, name: str) -> list[str]:
+    try:
+        return [" ".join(str(v).split()) for v, _ in book.get_metadata("DC", name) if v]
+    except Exception:
+        return []
+
+
+def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
+    p = Path(path)
+    src = str(path)
+    check_drm(p)
+    try:
+        import warnings
+
+        from ebooklib import epub  # type: ignore[import-untyped,unused-ignore]
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            book = epub.read_epub(src, options={"ignore_ncx": False})
+    except ImportError as exc:
+        raise CorruptFileError(src, "reading EPUB needs ebooklib: pip install ebooklib") from exc
+    except Exception as exc:
+        raise CorruptFileError(src, f"not a readable EPUB ({type(exc).__name__}: {exc})") from exc
+
+    opf_dir = posixpath.dirname(getattr(book, "FOLDER_NAME", "") or "")
+    items = {it.get_name(): it for it in book.get_items()}
+    nav_item = next((it for it in items.values() if type(it).__name__ == "EpubNav"), None)
+    ncx_item = next(
+        (it for it in items.values() if it.media_type == "application/x-dtbncx+xml"), None
+    )
+    nav: list[NavEntry] = []
+    nav_source = ""
+    for it, kind in ((nav_item, "nav"), (ncx_item, "ncx")):
+        if it is None or nav:
+            continue
+        root = _parse_xml(getattr(it, "content", None) or it.get_content())
+        if root is None:
+            continue
+        base = posixpath.dirname(it.get_name())
+        nav = _nav_from_xhtml(root, base) if kind == "nav" else _nav_from_ncx(root, base)
+        nav_source = f"{kind}:{it.get_name()}"
+    # entries without a link point where their first child points
+    fixed: list[NavEntry] = []
+    for i, e in enumerate(nav):
+        if e.file is None:
+            nxt = next((x for x in nav[i + 1 :] if x.file is not None), None)
+            if nxt is None:
+                continue
+            e = NavEntry(e.level, e.title, nxt.file, nxt.fragment)
+        fixed.append(e)
+    nav = [e for e in fixed if e.title]
+    del opf_dir
+
+    spine_docs: list[Any] = []
+    for idref, _linear in book.spine:
+        it = book.get_item_with_id(idref)
+        if it is None or it is nav_item:
+            continue
+        if it.media_type not in {"application/xhtml+xml", "text/html", "application/html"}:
+            continue
+        spine_docs.append(it)
+
+    out = _Out()
+    removed_nav = (
+        1 if nav_item is not None and any(idref == nav_item.id for idref, _ in book.spine) else 0
+    )
+    for it in spine_docs:
+        name = it.get_name()
+        raw = getattr(it, "content", None) or it.get_content()  # as stored, head included
+        root = _parse_xml(raw)
+        if root is None:
+            log.warning("%s: unreadable chapter %s skipped", src, name)
+            continue
+        body = next((el for el in root.iter() if _local(el) == "body"), root)
+        targets: dict[str, list[NavEntry]] = {}
+        file_entries: list[NavEntry] = []
+        if use_nav:
+            for e in nav:
+                if e.file == name:
+                    if e.fragment:
+                        targets.setdefault(e.fragment, []).append(e)
+                    else:
+                        file_entries.append(e)
+        start = len(out.blocks)
+        out.pending = list(file_entries)
+        out.last_match = None
+        conv = _Converter(targets, out)
+        conv.children(body)
+        leftover = out.pending + [e for es in targets.values() for e in es]
+        out.pending = []
+        for e in leftover:  # targets never met: at the end of the chapter
+            out.heading(e.level, e.title, from_nav=True)
+        chapter = out.blocks[start:]
+        if chapter and not any(k == "heading" for k, *_ in chapter):
+            title = _chapter_title(root) or posixpath.splitext(posixpath.basename(name))[0]
+            out.blocks.insert(start, ("heading", f"# {title}", 1, title))
+
+    parts: list[str] = []
+    outline: list[OutlineEntry] = []
+    pos = 0
+    for kind, text, lvl, title in out.blocks:
+        if not text:
+            continue
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        if kind == "heading":
+            outline.append(OutlineEntry(lvl, title, None, pos))
+        parts.append(text)
+        pos += len(text)
+    text_out = "".join(parts)
+    if not text_out.strip():
+        raise EmptyDocumentError(src, "the EPUB has no text")
+    titles = _meta(book, "title")
+    authors = _meta(book, "creator")
+    title = titles[0] if titles else p.stem
+    boiler = empty_record()
+    if removed_nav:
+        boiler["counts"]["toc"] = removed_nav
+        boiler["removed"].append(
+            {
+                "page": None,
+                "line": None,
+                "kind": "toc",
+                "text": f"navigation document {nav_item.get_name() if nav_item else ''}",
+            }
+        )
+    return Document(
+        text=text_out + "\n",
+        source=src,
+        format="epub",
+        markup="markdown",
+        title=title,
+        heading_mode="outline" if use_nav and nav else "markdown",
+        pages=(),
+        outline=tuple(outline),
+        metadata={
+            "title": title,
+            "subtitle": titles[1] if len(titles) > 1 else "",
+            "author": ", ".join(authors),
+            "language": (_meta(book, "language") or [""])[0],
+            "publisher": (_meta(book, "publisher") or [""])[0],
+            "identifier": (_meta(book, "identifier") or [""])[0],
+            "date": (_meta(book, "date") or [""])[0],
+            "page_count": None,
+            "chapters": len(spine_docs),
+            "nav_entries": len(nav),
+            "nav_source": nav_source,
+            "backend": "epub",
+            "heading_mode": "outline" if use_nav and nav else "markdown",
+            "boilerplate": boiler,
+        },
+    )
+
+
+def _chapter_title(root: Any) -> str:
+    t = next((el for el in root.iter() if _local(el) == "title"), None)
+    return _text(t) if t is not None else ""
+
+
+__all__ = ["NavEntry", "check_drm", "read_epub"]

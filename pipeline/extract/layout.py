@@ -1,0 +1,278 @@
+"""Text lines with their layout (position, size, weight) and how they join into paragraphs.
+
+pypdf reports every run of text it appends to a page's output through ``visitor_text``,
+with the text matrices and the font. ``LineCollector`` rebuilds the page's lines from
+those runs (their concatenation is exactly ``extract_text()``), so one pass gives the
+text and the evidence for paragraphs and font-size headings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+LIGATURES = str.maketrans(
+    {
+        "ﬀ": "ff",
+        "ﬁ": "fi",
+        "ﬂ": "fl",
+        "ﬃ": "ffi",
+        "ﬄ": "ffl",
+        "ﬅ": "ft",
+        "ﬆ": "st",
+        "\u00a0": " ",
+        "\u2002": " ",
+        "\u2003": " ",
+        "\u2009": " ",
+        "\u200b": "",
+        "\ufeff": "",
+    }
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_SPACES = re.compile(r"[ \t]+")
+_BOLD_NAME = re.compile(
+    r"bold|black|heavy|semibold|demi|[-,]b$|[-,]bd|cmbx|cmssbx|sfbx|lmroman\d*-bold|bx\d", re.I
+)
+_MONO_NAME = re.compile(r"mono|courier|typewriter|cmtt|sftt|consol|inconsolata|menlo|\btt\d", re.I)
+_BULLET = re.compile(r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?\d{1,2}[.)]\s|\(?[a-z][.)]\s|\([ivx]+\)\s)")
+_SENTENCE_END = re.compile(r"[.!?:;…\"”’)\]]$")
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+
+
+class Line(NamedTuple):
+    """One line of a page as laid out: baseline ``y`` grows upwards (PDF space)."""
+
+    text: str
+    x: float
+    y: float
+    size: float
+    bold: bool
+    mono: bool
+
+
+_GLYPH_DIGITS = {
+    name: str(i)
+    for i, name in enumerate(
+        ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    )
+}
+_GLYPH_NAME = re.compile(
+    r"/(zero|one|two|three|four|five|six|seven|eight|nine)(?:\.(?:prop|oldstyle|osf|lf|tf|taboldstyle|tosf|sups|inferior|superior))+"
+)
+
+
+def _glyph_digit(m: re.Match[str]) -> str:
+    return _GLYPH_DIGITS[m.group(1)]
+
+
+def clean_text(text: str) -> str:
+    """Ligatures unfolded, odd spaces and control characters dropped, runs of spaces folded."""
+    if "/" in text:
+        text = _GLYPH_NAME.sub(_glyph_digit, text)
+    text = _CONTROL.sub("", text.translate(LIGATURES))
+    return _SPACES.sub(" ", text).strip()
+
+
+def _font_flags(font: Any, cache: dict[int, tuple[bool, bool]]) -> tuple[bool, bool]:
+    if font is None:
+        return False, False
+    key = id(font)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    name = ""
+    weight = 0.0
+    try:
+        name = str(font.get("/BaseFont", "") or "")
+        desc = font.get("/FontDescriptor")
+        if desc is None and "/DescendantFonts" in font:
+            desc = font["/DescendantFonts"][0].get_object().get("/FontDescriptor")
+        if desc is not None:
+            desc = desc.get_object()
+            weight = float(desc.get("/FontWeight", 0) or 0)
+            if not name:
+                name = str(desc.get("/FontName", "") or "")
+    except Exception:  # damaged font dictionaries: no evidence, not an error
+        pass
+    flags = (
+        weight >= 600 or _BOLD_NAME.search(name) is not None,
+        _MONO_NAME.search(name) is not None,
+    )
+    cache[key] = flags
+    return flags
+
+
+class LineCollector:
+    """A ``visitor_text`` callback that groups pypdf's text runs into lines."""
+
+    __slots__ = ("_bold", "_chars", "_fonts", "_mono", "_parts", "_pos", "_sizes", "lines")
+
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+        self._fonts: dict[int, tuple[bool, bool]] = {}
+        self._reset()
+
+    def _reset(self) -> None:
+        self._parts: list[str] = []
+        self._pos: tuple[float, float] | None = None
+        self._sizes: Counter[float] = Counter()
+        self._chars = 0
+        self._bold = 0
+        self._mono = 0
+
+    def __call__(self, text: str, cm: Any, tm: Any, font: Any, size: Any) -> None:
+        if not text:
+            return
+        pieces = text.split("\n")
+        last = len(pieces) - 1
+        for k, piece in enumerate(pieces):
+            if piece:
+                n = len(piece.strip())
+                if n:
+                    try:
+                        _a, _b, c, d, e, f = (float(v) for v in tm[:6])
+                        ca, cb, cc, cd, ce, cf = (float(v) for v in cm[:6])
+                        scale = ((c * ca + d * cc) ** 2 + (c * cb + d * cd) ** 2) ** 0.5
+                        eff = abs(float(size)) * scale
+                        if self._pos is None:
+                            self._pos = (e * ca + f * cc + ce, e * cb + f * cd + cf)
+                    except (TypeError, ValueError):
+                        eff = 0.0
+                    bold, mono = _font_flags(font, self._fonts)
+                    self._sizes[round(eff, 1)] += n
+                    self._chars += n
+                    self._bold += n if bold else 0
+                    self._mono += n if mono else 0
+                self._parts.append(piece)
+            if k < last:
+                self._end_line()
+
+    def _end_line(self) -> None:
+        text = clean_text("".join(self._parts))
+        if text:
+            x, y = self._pos or (0.0, 0.0)
+            size = self._sizes.most_common(1)[0][0] if self._sizes else 0.0
+            chars = max(self._chars, 1)
+            self.lines.append(
+                Line(
+                    text,
+                    round(x, 1),
+                    round(y, 1),
+                    size,
+                    self._bold / chars >= 0.8,
+                    self._mono / chars >= 0.8,
+                )
+            )
+        self._reset()
+
+    def finish(self) -> list[Line]:
+        self._end_line()
+        return self.lines
+
+
+# --- paragraphs -------------------------------------------------------------------------
+
+
+class PageStats(NamedTuple):
+    left: float
+    gap: float
+    typical_len: int
+
+
+def page_stats(lines: Sequence[Line]) -> PageStats:
+    if not lines:
+        return PageStats(0.0, 12.0, 60)
+    xs = Counter(round(ln.x) for ln in lines if len(ln.text) > 20)
+    left = float(xs.most_common(1)[0][0]) if xs else min(ln.x for ln in lines)
+    gaps = [
+        a.y - b.y
+        for a, b in itertools.pairwise(lines)
+        if 0 < a.y - b.y < 3 * max(a.size, 1.0) and abs(a.size - b.size) < 0.5
+    ]
+    gap = statistics.median(gaps) if gaps else max(lines[0].size, 1.0) * 1.2
+    lens = sorted(len(ln.text) for ln in lines)
+    typical = lens[int(len(lens) * 0.8)] if len(lens) >= 3 else 60
+    return PageStats(left, gap, max(typical, 20))
+
+
+def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True) -> bool:
+    """Whether ``cur`` continues the paragraph that ``prev`` ends."""
+    if prev.mono or cur.mono:
+        return prev.mono and cur.mono and (not same_page or 0 < prev.y - cur.y < stats.gap * 2.2)
+    ends = _SENTENCE_END.search(prev.text) is not None
+    hyphen = prev.text.endswith(("-", "\u00ad")) and not prev.text.endswith("--")
+    lower_start = cur.text[:1].islower()
+    if _BULLET.match(cur.text):
+        return False
+    if not same_page:
+        return (hyphen or not ends) and (lower_start or hyphen)
+    if abs(prev.size - cur.size) > 0.12 * max(prev.size, cur.size, 1.0):
+        return False
+    dy = prev.y - cur.y
+    size = max(cur.size, 1.0)
+    if dy < -1.0 or dy > stats.gap * 1.45 + 0.5:
+        # a new column or a float between two lines: go on only mid-sentence
+        return (not ends or hyphen) and (lower_start or hyphen)
+    indent = cur.x - stats.left
+    if 0.6 * size < indent < 4.5 * size and prev.x - stats.left < 0.6 * size and ends:
+        return False
+    return not (ends and len(prev.text) < 0.65 * stats.typical_len)
+
+
+def vocabulary(lines: Iterable[str]) -> set[str]:
+    """Lower-cased words and hyphenated compounds seen anywhere (for dehyphenation)."""
+    vocab: set[str] = set()
+    for line in lines:
+        vocab.update(w.casefold() for w in _WORD.findall(line))
+    return vocab
+
+
+def join_lines(texts: Sequence[str], vocab: set[str] | None = None) -> str:
+    """Join a paragraph's lines with spaces, undoing end-of-line hyphenation."""
+    if not texts:
+        return ""
+    out = texts[0]
+    for nxt in texts[1:]:
+        out = join_pair(out, nxt, vocab)
+    return out
+
+
+def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
+    if not nxt:
+        return prev
+    if prev.endswith("\u00ad"):
+        return prev[:-1] + nxt
+    if (
+        prev.endswith("-")
+        and len(prev) > 1
+        and prev[-2].isalpha()
+        and nxt[:1].isalpha()
+        and nxt[:1].islower()
+    ):
+        if vocab:
+            head = _WORD.findall(prev[:-1])
+            tail = _WORD.findall(nxt)
+            if head and tail:
+                joined = (head[-1] + tail[0]).casefold()
+                hyphened = f"{head[-1]}-{tail[0]}".casefold()
+                if joined not in vocab and hyphened in vocab:
+                    return prev + nxt
+        return prev[:-1] + nxt
+    return f"{prev} {nxt}"
+
+
+__all__ = [
+    "Line",
+    "LineCollector",
+    "PageStats",
+    "clean_text",
+    "continues",
+    "join_lines",
+    "join_pair",
+    "page_stats",
+    "vocabulary",
+]

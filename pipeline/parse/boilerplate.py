@@ -1,0 +1,266 @@
+"""Detect page boilerplate in paginated text: pure functions over per-page line lists.
+
+Kinds: ``page_number`` (a bare number at the top or bottom of a page), ``running_header``
+(the same line, digits normalized, at the top or bottom of more than three pages, and on
+a good share of the pages it spans), ``toc`` (table-of-contents entries: dot leaders, or
+trailing page numbers on a contents page), ``index`` (back-of-book index pages) and
+``copyright`` (copyright / all-rights-reserved / ISBN lines in the front or back matter).
+
+Body text that merely resembles these is kept: a number in the middle of a page, one line
+ending in a number, a sentence that mentions copyright on page 50.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+BoilerplateKind = Literal["page_number", "running_header", "toc", "index", "copyright"]
+KINDS: tuple[BoilerplateKind, ...] = ("page_number", "running_header", "toc", "index", "copyright")
+
+EDGE_LINES = 2  # non-empty lines at the top and at the bottom of a page that count as edges
+MIN_REPEAT_PAGES = 4  # a running header is on more than three pages
+MIN_REPEAT_DENSITY = 0.3  # ... and on this share of the pages between its first and last
+
+_ROMAN = r"(?:c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
+_PAGE_NUMBER = re.compile(
+    rf"""^[\s\-–—|•·]*(?:
+        \d{{1,5}}
+      | (?i:(?=[ivxlc]){_ROMAN})
+      | (?i:page|p\.|pg\.|seite|s\.)\s*\d{{1,5}}(?:\s*(?i:of|/|von)\s*\d{{1,5}})?
+      | \d{{1,5}}\s*(?:/|(?i:of))\s*\d{{1,5}}
+    )[\s\-–—|•·]*$""",
+    re.VERBOSE,
+)
+_DOT_LEADER = re.compile(
+    r"^(?P<title>.*?\S)?\s*(?:[.·…]\s*){4,}\s*(?P<num>[\dIVXLCivxlc][\w.]*)\s*$"
+)
+_TRAILING_NUMBER = re.compile(
+    r"^(?P<title>.*[^\W\d_].*?\S)\s+(?P<num>\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$"
+)
+_CONTENTS_TITLE = re.compile(
+    r"^(?:table\s+of\s+)?contents?$|^inhaltsverzeichnis$|^inhalt$|^sommaire$|^table des matières$",
+    re.IGNORECASE,
+)
+_INDEX_TITLE = re.compile(
+    r"^(?:general\s+|subject\s+|author\s+|name\s+)?index(?:\s+of\s+\w+)?$|^register$|^stichwortverzeichnis$",
+    re.IGNORECASE,
+)
+_INDEX_ENTRY = re.compile(
+    r"^.{1,120}?(?:[\s,.:]|\.{2,})\s*(?:\d{1,4}[a-z]?|[ivxlc]{1,6})"
+    r"(?:\s*(?:[,;–\-]|\s)\s*(?:\d{1,4}[a-z]?|[ivxlc]{1,6}))*\s*$"
+)
+_INDEX_MISC = re.compile(r"^(?:[A-Z]|[A-Z][a-z]?|(?:see(?:\s+also)?\b).*)$", re.IGNORECASE)
+_COPYRIGHT = re.compile(
+    r"(?:^|\s)(?:©|\(c\)|copyright\s+(?:©|\(c\)|(?:1[5-9]|20)\d{2}\b))"
+    r"|all\s+rights\s+reserved",
+    re.IGNORECASE,
+)
+_ISBN = re.compile(
+    r"^(?:(?:print|e-?book|hardcover|paperback|pdf)\s*)?[:(]?\s*e?ISBN(?:-1[03])?\b"
+    r"[\s:]*(?:1[03][\s:]+)?[\dXx][\d\-\s‐–Xx]{8,}",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d+")
+_ROMAN_TOKEN = re.compile(rf"\b(?=[ivxlc]+\b){_ROMAN}\b")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class RemovedLine:
+    page: int  # 1-based page number
+    line: int  # 0-based index in that page's line list
+    kind: BoilerplateKind
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoilerplateResult:
+    """Which lines of which pages are boilerplate, and the lines that remain."""
+
+    kept: tuple[tuple[str, ...], ...]
+    kept_indices: tuple[tuple[int, ...], ...]
+    removed: tuple[RemovedLine, ...]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = dict.fromkeys(KINDS, 0)
+        for r in self.removed:
+            out[r.kind] += 1
+        return out
+
+    def removed_set(self) -> frozenset[tuple[int, int]]:
+        """``(page, line)`` pairs removed, page 1-based."""
+        return frozenset((r.page, r.line) for r in self.removed)
+
+    def to_metadata(self) -> dict[str, Any]:
+        return {
+            "counts": self.counts(),
+            "removed": [
+                {"page": r.page, "line": r.line, "kind": r.kind, "text": r.text}
+                for r in self.removed
+            ],
+        }
+
+
+def empty_record() -> dict[str, Any]:
+    """The ``metadata["boilerplate"]`` value of a document with nothing removed."""
+    return {"counts": dict.fromkeys(KINDS, 0), "removed": []}
+
+
+def merge_records(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    out = empty_record()
+    for rec in records:
+        for kind, n in rec.get("counts", {}).items():
+            out["counts"][kind] = out["counts"].get(kind, 0) + n
+        out["removed"].extend(rec.get("removed", []))
+    return out
+
+
+def normalize_repeated(line: str) -> str:
+    """The key under which running headers compare: case and digits folded."""
+    s = _SPACES.sub(" ", line.strip()).casefold()
+    s = _DIGITS.sub("#", s)
+    return _ROMAN_TOKEN.sub("#", s)
+
+
+def is_page_number(line: str) -> bool:
+    s = line.strip()
+    if not s or len(s) > 24 or (len(s) == 1 and s.isupper()):  # "C", "I": index letters
+        return False
+    return _PAGE_NUMBER.match(s) is not None
+
+
+def is_dot_leader(line: str) -> bool:
+    return _DOT_LEADER.match(line.strip()) is not None
+
+
+def _edge_positions(lines: Sequence[str], edge: int) -> tuple[list[int], list[int]]:
+    nonempty = [i for i, s in enumerate(lines) if s.strip()]
+    return nonempty[:edge], nonempty[-edge:] if nonempty else []
+
+
+def detect_boilerplate(
+    pages: Sequence[Sequence[str]], *, edge_lines: int = EDGE_LINES
+) -> BoilerplateResult:
+    """Classify lines of ``pages`` (one list of lines per physical page) as boilerplate."""
+    n_pages = len(pages)
+    kind_of: dict[tuple[int, int], BoilerplateKind] = {}
+
+    # 1. Page numbers at the edges.
+    edges: list[tuple[list[int], list[int]]] = []
+    for p, lines in enumerate(pages):
+        top, bottom = _edge_positions(lines, edge_lines)
+        edges.append((top, bottom))
+        for i in {*top[:1], *bottom[-1:]}:
+            if is_page_number(lines[i]):
+                kind_of[(p, i)] = "page_number"
+
+    # 2. Running headers / footers: the same normalized edge line on many pages.
+    seen: dict[tuple[str, str], dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for p, lines in enumerate(pages):
+        top, bottom = edges[p]
+        for where, idxs in (("top", top), ("bottom", bottom)):
+            for i in idxs:
+                if (p, i) in kind_of:
+                    continue
+                text = lines[i].strip()
+                if len(text) > 160 or sum(ch.isalpha() for ch in text) < 3:
+                    continue
+                seen[(where, normalize_repeated(text))][p].append(i)
+    for by_page in seen.values():
+        if len(by_page) < MIN_REPEAT_PAGES:
+            continue
+        span = max(by_page) - min(by_page) + 1
+        if len(by_page) / span < MIN_REPEAT_DENSITY:
+            continue
+        for p, idxs in by_page.items():
+            for i in idxs:
+                kind_of[(p, i)] = "running_header"
+
+    # 3. Table of contents and 4. index pages, 5. copyright lines.
+    in_index = False
+    for p, lines in enumerate(pages):
+        live = [i for i, s in enumerate(lines) if s.strip() and (p, i) not in kind_of]
+        if not live:
+            continue
+        texts = {i: _SPACES.sub(" ", lines[i].strip()) for i in live}
+        dots = [i for i in live if _DOT_LEADER.match(texts[i])]
+        trailing = [i for i in live if i not in dots and _TRAILING_NUMBER.match(texts[i])]
+        head = live[:5]
+        has_contents_title = any(_CONTENTS_TITLE.match(texts[i]) for i in head)
+        has_index_title = any(_INDEX_TITLE.match(texts[i]) for i in head)
+        tocish = len(dots) + len(trailing)
+        front = p < max(15, n_pages // 5)
+        back = p >= n_pages * 0.6
+
+        index_like = [
+            i
+            for i in live
+            if _INDEX_ENTRY.match(texts[i]) or _INDEX_MISC.match(texts[i]) or i in dots
+        ]
+        index_share = len(index_like) / len(live)
+        if back and has_index_title and index_share >= 0.5 and len(index_like) >= 6:
+            in_index = True
+        elif in_index and not (index_share >= 0.5 and len(index_like) >= 4):
+            in_index = False
+        if in_index:
+            for i in live:
+                if not _INDEX_TITLE.match(texts[i]):
+                    kind_of[(p, i)] = "index"
+            continue
+
+        toc_page = tocish >= 4 and tocish / len(live) >= 0.5 and (front or has_contents_title)
+        if toc_page:
+            marked = sorted({*dots, *trailing})
+            for i in marked:
+                kind_of[(p, i)] = "toc"
+            # wrapped entry titles between two entries
+            for a, b in itertools.pairwise(marked):
+                for i in range(a + 1, b):
+                    if i in texts and len(texts[i]) <= 90 and not _CONTENTS_TITLE.match(texts[i]):
+                        kind_of[(p, i)] = "toc"
+        elif len(dots) >= 2:
+            for i in dots:
+                kind_of[(p, i)] = "toc"
+
+        if p < 5 or p >= n_pages - 2:
+            for i in live:
+                if (p, i) in kind_of or len(texts[i]) > 160:
+                    continue
+                if _COPYRIGHT.search(texts[i]) or _ISBN.search(texts[i]):
+                    kind_of[(p, i)] = "copyright"
+
+    kept: list[tuple[str, ...]] = []
+    kept_idx: list[tuple[int, ...]] = []
+    removed: list[RemovedLine] = []
+    for p, lines in enumerate(pages):
+        ks: list[str] = []
+        ki: list[int] = []
+        for i, line in enumerate(lines):
+            kind = kind_of.get((p, i))
+            if kind is None:
+                ks.append(line)
+                ki.append(i)
+            else:
+                removed.append(RemovedLine(page=p + 1, line=i, kind=kind, text=line.strip()))
+        kept.append(tuple(ks))
+        kept_idx.append(tuple(ki))
+    return BoilerplateResult(kept=tuple(kept), kept_indices=tuple(kept_idx), removed=tuple(removed))
+
+
+__all__ = [
+    "KINDS",
+    "BoilerplateKind",
+    "BoilerplateResult",
+    "RemovedLine",
+    "detect_boilerplate",
+    "empty_record",
+    "is_dot_leader",
+    "is_page_number",
+    "merge_records",
+    "normalize_repeated",
+]

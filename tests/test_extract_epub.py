@@ -1,0 +1,205 @@
+"""EPUB extraction: a nested-nav book built in the test, DRM, and one real file."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ebooklib")
+
+from pipeline.extract.epub import read_epub
+from pipeline.extract.errors import CorruptFileError, DrmProtectedError
+
+FIXTURES = Path(__file__).parent / "fixtures" / "extract"
+
+CONTAINER = """<?xml version="1.0"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
+  <rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>
+  </rootfiles></container>"""
+
+OPF = """<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="uid">urn:uuid:0000-test</dc:identifier>
+    <dc:title>The Test Book</dc:title>
+    <dc:creator>Ann Author</dc:creator>
+    <dc:creator>Bob Builder</dc:creator>
+    <dc:language>en</dc:language>
+    <meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
+  </metadata>
+  <manifest>
+    <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+    <item id="c1" href="text/ch1.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c2" href="text/ch2.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c3" href="text/ch3.xhtml" media-type="application/xhtml+xml"/>
+  </manifest>
+  <spine><itemref idref="nav"/><itemref idref="c1"/><itemref idref="c2"/><itemref idref="c3"/>
+  </spine>
+</package>"""
+
+NAV = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<head><title>Contents</title></head><body>
+<nav epub:type="toc"><h1>Contents</h1><ol>
+  <li><a href="text/ch1.xhtml">Part One</a>
+    <ol>
+      <li><a href="text/ch1.xhtml#s1">First Section</a>
+        <ol><li><a href="text/ch1.xhtml#s1a">A Deep Point</a></li></ol></li>
+      <li><a href="text/ch1.xhtml#s2">Second Section</a></li>
+    </ol></li>
+  <li><a href="text/ch2.xhtml">Chapter Without Heading</a></li>
+  <li><span>Grouping Only</span>
+    <ol><li><a href="text/ch3.xhtml#tables">Tables and Code</a></li></ol></li>
+</ol></nav></body></html>"""
+
+CH1 = """<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE html>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Ch 1</title>
+<link rel="stylesheet" href="http://example.invalid/style.css"/></head><body>
+<h1>Part One</h1>
+<p>An opening paragraph with <em>emphasis</em>, <strong>strength</strong> and <code>code</code>.</p>
+<section id="s1"><h2>First Section</h2>
+<p>Text of the first section.<br/>A second line.</p>
+<h3 id="s1a">A Deep Point</h3>
+<ul><li>apples</li><li>pears<ul><li>green pears</li></ul></li></ul>
+<ol><li>one</li><li>two</li></ol>
+</section>
+<h2 id="s2">Second Section</h2>
+<blockquote><p>A quoted line.</p><p>And another.</p></blockquote>
+<p># not a heading, 1. not a list</p>
+<img src="http://example.invalid/pic.png" alt="A picture of a cat"/>
+<aside epub:type="footnote" xmlns:epub="http://www.idpf.org/2007/ops"><p>1. A footnote.</p></aside>
+</body></html>"""
+
+CH2 = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Ch 2</title></head><body>
+<div class="page">12</div>
+<p>This chapter has no heading element of its own, so the nav gives its title.</p>
+</body></html>"""
+
+CH3 = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Ch 3</title></head><body>
+<h1 id="tables">Tables and Code</h1>
+<table><thead><tr><th>Name</th><th>Pipe | char</th></tr></thead>
+<tbody><tr><td>ctfp</td><td>199</td></tr><tr><td colspan="2">spans both</td></tr></tbody></table>
+<pre><code class="language-python">def f(x):
+    return x * 2
+</code></pre>
+<h4>Below the chapter</h4><p>Small print.</p>
+</body></html>"""
+
+
+def make_epub(path: Path, *, extra: dict[str, bytes] | None = None) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")
+        zf.writestr("META-INF/container.xml", CONTAINER)
+        zf.writestr("OEBPS/content.opf", OPF)
+        zf.writestr("OEBPS/nav.xhtml", NAV)
+        zf.writestr("OEBPS/text/ch1.xhtml", CH1)
+        zf.writestr("OEBPS/text/ch2.xhtml", CH2)
+        zf.writestr("OEBPS/text/ch3.xhtml", CH3)
+        for name, data in (extra or {}).items():
+            zf.writestr(name, data)
+    return path
+
+
+def _heads(text: str) -> list[tuple[int, str]]:
+    return [(len(m.group(1)), m.group(2)) for m in re.finditer(r"^(#+) (.+)$", text, re.M)]
+
+
+def test_nested_nav_drives_levels_and_chapters(tmp_path: Path) -> None:
+    doc = read_epub(make_epub(tmp_path / "book.epub"))
+    assert doc.markup == "markdown" and doc.format == "epub"
+    assert doc.heading_mode == "outline"
+    assert _heads(doc.text) == [
+        (1, "Part One"),
+        (2, "First Section"),
+        (3, "A Deep Point"),
+        (2, "Second Section"),
+        (1, "Chapter Without Heading"),
+        (1, "Grouping Only"),
+        (2, "Tables and Code"),
+        (5, "Below the chapter"),  # h4 under an h1 that the nav puts at level 2
+    ]
+    assert [e.title for e in doc.outline][:2] == ["Part One", "First Section"]
+    assert all(doc.text[e.char_start or 0 :].startswith("#") for e in doc.outline)
+    assert doc.pages == ()
+    assert doc.metadata["title"] == doc.title == "The Test Book"
+    assert doc.metadata["author"] == "Ann Author, Bob Builder"
+    assert doc.metadata["language"] == "en"
+    assert doc.metadata["backend"] == "epub"
+    assert doc.metadata["boilerplate"]["counts"]["toc"] == 1  # the nav document in the spine
+    assert "Contents" not in doc.text
+
+
+def test_xhtml_to_markdown_blocks(tmp_path: Path) -> None:
+    text = read_epub(make_epub(tmp_path / "book.epub")).text
+    assert "An opening paragraph with *emphasis*, **strength** and `code`." in text
+    assert "Text of the first section.\nA second line." in text
+    assert "- apples\n- pears\n  - green pears" in text
+    assert "1. one\n2. two" in text
+    assert "> A quoted line.\n\n> And another." in text
+    assert "\\# not a heading, 1. not a list" in text
+    assert "(image: A picture of a cat)" in text
+    assert "\\1. A footnote." in text
+    assert "| Name | Pipe \\| char |\n|---|---|\n| ctfp | 199 |\n| spans both |  |" in text
+    assert "```python\ndef f(x):\n    return x * 2\n```" in text
+    assert text.endswith("\n") and "\n\n\n" not in text
+
+
+def test_without_nav_keeps_markup_levels(tmp_path: Path) -> None:
+    doc = read_epub(make_epub(tmp_path / "book.epub"), use_nav=False)
+    assert doc.heading_mode == "markdown"
+    heads = _heads(doc.text)
+    assert (1, "Part One") in heads and (3, "A Deep Point") in heads
+    assert (1, "Ch 2") in heads  # chapter without a heading: titled from <title>
+    assert (1, "Tables and Code") in heads
+
+
+def test_drm_rights_file_is_refused(tmp_path: Path) -> None:
+    path = make_epub(tmp_path / "drm.epub", extra={"META-INF/rights.xml": b"<rights/>"})
+    with pytest.raises(DrmProtectedError) as err:
+        read_epub(path)
+    assert err.value.path == str(path)
+
+
+def test_drm_encrypted_content_is_refused(tmp_path: Path) -> None:
+    enc = b"""<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
+      xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
+      <enc:EncryptionMethod Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/>
+      <enc:CipherData><enc:CipherReference URI="OEBPS/text/ch1.xhtml"/></enc:CipherData>
+      </enc:EncryptedData></encryption>"""
+    path = make_epub(tmp_path / "drm2.epub", extra={"META-INF/encryption.xml": enc})
+    with pytest.raises(DrmProtectedError):
+        read_epub(path)
+
+
+def test_font_obfuscation_is_not_drm(tmp_path: Path) -> None:
+    enc = b"""<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container"
+      xmlns:enc="http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData>
+      <enc:EncryptionMethod Algorithm="http://www.idpf.org/2008/embedding"/>
+      <enc:CipherData><enc:CipherReference URI="OEBPS/fonts/f.otf"/></enc:CipherData>
+      </enc:EncryptedData></encryption>"""
+    path = make_epub(tmp_path / "fonts.epub", extra={"META-INF/encryption.xml": enc})
+    assert "Part One" in read_epub(path).text
+
+
+def test_damaged_epub_is_corrupt(tmp_path: Path) -> None:
+    good = make_epub(tmp_path / "good.epub").read_bytes()
+    path = tmp_path / "cut.epub"
+    path.write_bytes(good[: len(good) // 2])
+    with pytest.raises(CorruptFileError):
+        read_epub(path)
+
+
+def test_real_epub_nested_nav() -> None:
+    doc = read_epub(FIXTURES / "childrens-literature.epub")
+    assert doc.metadata["nav_entries"] == 31
+    heads = _heads(doc.text)
+    titles = {t for _, t in heads}
+    assert "I. The Rabbi and the Diadem" in titles or "1. The Rabbi and The Diadem" in titles
+    assert (1, "SECTION IV FAIRY STORIES—MODERN FANTASTIC TALES") in heads
+    assert doc.metadata["author"].startswith("Charles Madison Curry")

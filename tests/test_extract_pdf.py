@@ -1,0 +1,324 @@
+"""PDF extraction with pypdf: generated books (fpdf2) and small real files."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pypdf")
+fpdf = pytest.importorskip("fpdf")
+
+from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
+from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
+from pipeline.extract.pdf import read_pdf  # noqa: E402
+from pipeline.model import Document  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures" / "extract"
+HEADER = "Folio Test Book - Running Header"
+PARAS = [
+    "Folio reads books and documents and cuts them into sections and snippets that an agent "
+    "can cite. This paragraph is long enough to wrap over several lines of the page.",
+    "A second paragraph starts after a visible gap. It talks about extraction, layout and "
+    "the way lines are joined back into paragraphs without losing a single word.",
+]
+
+
+def _lines(pdf: object, text: str, size: float = 11, style: str = "", width: float = 0) -> None:
+    pdf.set_font("Helvetica", style, size)  # type: ignore[attr-defined]
+    pdf.multi_cell(width, size * 0.45, text, new_x="LMARGIN", new_y="NEXT")  # type: ignore[attr-defined]
+    pdf.ln(size * 0.4)  # type: ignore[attr-defined]
+
+
+def make_book_pdf(outline: bool = True) -> bytes:
+    """8 pages: title, contents with dot leaders, 6 body pages with a running header,
+    page numbers, two heading levels (larger / bold fonts), a hyphenated word and a table."""
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_title("A Book for Testing")
+    pdf.set_author("Ada Tester")
+    pdf.set_margins(25, 20, 25)
+
+    pdf.add_page()
+    pdf.set_y(80)
+    _lines(pdf, "A Book for Testing", 26, "B")
+    _lines(pdf, "Ada Tester", 14)
+
+    pdf.add_page()
+    _lines(pdf, "Contents", 20, "B")
+    for title, page in [
+        ("1 Introduction", 3),
+        ("1.1 Background", 3),
+        ("2 Methods", 5),
+        ("2.1 Data", 6),
+        ("3 Results", 7),
+    ]:
+        pdf.set_font("Helvetica", "", 11)
+        pdf.cell(0, 6, f"{title} " + ". " * 30 + str(page), new_x="LMARGIN", new_y="NEXT")
+
+    sections = [
+        (3, 1, "1 Introduction"),
+        (3, 2, "1.1 Background"),
+        (5, 1, "2 Methods"),
+        (6, 2, "2.1 Data"),
+        (7, 1, "3 Results"),
+    ]
+    for page in range(3, 9):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "", 9)
+        pdf.set_y(10)
+        pdf.cell(0, 5, HEADER, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_y(30)
+        for _, level, title in [s for s in sections if s[0] == page]:
+            if outline:
+                pdf.start_section(title, level=level - 1)
+            _lines(pdf, title, 20 if level == 1 else 15, "B")
+            for para in PARAS:
+                _lines(pdf, para)
+        if page == 4:
+            _lines(pdf, "This page continues the introduction with plain body text only. " * 3)
+            pdf.set_font("Helvetica", "", 11)
+            pdf.cell(0, 5, "We measured an extra-", new_x="LMARGIN", new_y="NEXT")
+            pdf.cell(0, 5, "ordinary amount of text on this page.", new_x="LMARGIN", new_y="NEXT")
+        if page == 6:
+            pdf.ln(4)
+            pdf.set_font("Helvetica", "", 10)
+            for row in [
+                ("Name", "Pages", "Backend"),
+                ("ctfp", "199", "pypdf"),
+                ("tufte", "42", "marker"),
+            ]:
+                for cell in row:
+                    pdf.cell(40, 7, cell, border=1)
+                pdf.ln(7)
+        if page == 8:
+            _lines(pdf, "The last page has body text and nothing else of note.")
+        pdf.set_y(-15)
+        pdf.set_font("Helvetica", "", 9)
+        pdf.cell(0, 5, str(page), align="C")
+    return bytes(pdf.output())
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("pdf") / "book.pdf"
+    path.write_bytes(make_book_pdf())
+    return path
+
+
+@pytest.fixture(scope="module")
+def book_doc(book: Path) -> Document:
+    return read_pdf(book, workers=1)
+
+
+def _atx(doc: Document) -> list[tuple[int, str]]:
+    return [(len(m.group(1)), m.group(2)) for m in re.finditer(r"^(#+) (.+)$", doc.text, re.M)]
+
+
+def _page_of(doc: Document, offset: int) -> int:
+    return next(p.number for p in doc.pages if p.char_start <= offset < p.char_end)
+
+
+def test_outline_headings_placed_on_their_pages(book_doc: Document) -> None:
+    assert book_doc.heading_mode == "outline"
+    assert book_doc.markup == "text"
+    heads = _atx(book_doc)
+    assert heads == [
+        (1, "1 Introduction"),
+        (2, "1.1 Background"),
+        (1, "2 Methods"),
+        (2, "2.1 Data"),
+        (1, "3 Results"),
+    ]
+    pages = [e.page for e in book_doc.outline]
+    assert pages == [3, 3, 5, 6, 7]
+    for entry in book_doc.outline:
+        assert entry.char_start is not None
+        assert book_doc.text[entry.char_start :].startswith("#")
+        assert _page_of(book_doc, entry.char_start) == entry.page
+    assert book_doc.metadata["outline_found"] == 5
+
+
+def test_page_map_is_contiguous_and_complete(book_doc: Document) -> None:
+    pages = book_doc.pages
+    assert [p.number for p in pages] == list(range(1, 9))
+    assert pages[0].char_start == 0
+    assert pages[-1].char_end == len(book_doc.text)
+    for a, b in itertools.pairwise(pages):
+        assert a.char_end == b.char_start
+        assert a.char_start <= a.char_end
+    assert all(p.label for p in pages)
+    assert "last page has body text" in book_doc.text[pages[7].char_start : pages[7].char_end]
+
+
+def test_boilerplate_removed_and_recorded(book_doc: Document) -> None:
+    text = book_doc.text
+    assert HEADER not in text
+    assert ". . . ." not in text
+    assert not re.search(r"^\d+$", text, re.M)
+    bp = book_doc.metadata["boilerplate"]
+    assert bp["counts"]["running_header"] == 6
+    assert bp["counts"]["page_number"] >= 6
+    assert bp["counts"]["toc"] == 5
+    removed = {(r["page"], r["kind"]) for r in bp["removed"]}
+    assert (3, "running_header") in removed and (2, "toc") in removed
+
+
+def test_paragraphs_dehyphenation_and_metadata(book_doc: Document) -> None:
+    text = book_doc.text
+    assert PARAS[0] in text  # wrapped lines joined back into one paragraph
+    assert f"{PARAS[0]}\n\n{PARAS[1]}" in text
+    assert "extraordinary amount" in text
+    assert "Name Pages Backend" in text or "Name" in text
+    meta = book_doc.metadata
+    assert meta["title"] == "A Book for Testing" and book_doc.title == "A Book for Testing"
+    assert meta["author"] == "Ada Tester"
+    assert meta["page_count"] == 8
+    assert meta["backend"] == "pypdf" and meta["heading_mode"] == "outline"
+    assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def test_no_outline_falls_back_to_font_sizes(book: Path) -> None:
+    doc = read_pdf(book, use_outline=False, workers=1)
+    assert doc.heading_mode == "fonts"
+    heads = _atx(doc)
+    titles = [t for _, t in heads]
+    for t in ["1 Introduction", "1.1 Background", "2 Methods", "2.1 Data", "3 Results"]:
+        assert t in titles
+    levels = dict((t, lvl) for lvl, t in heads)
+    assert levels["1 Introduction"] == 1 and levels["1.1 Background"] == 2
+
+
+def test_bookmarkless_pdf_uses_fonts(tmp_path: Path) -> None:
+    path = tmp_path / "plain.pdf"
+    path.write_bytes(make_book_pdf(outline=False))
+    doc = read_pdf(path, workers=1)
+    assert doc.heading_mode == "fonts"
+    assert doc.metadata["outline_entries"] == 0
+
+
+def test_parallel_extraction_gives_the_same_document(book: Path, book_doc: Document) -> None:
+    doc = read_pdf(book, workers=2)
+    assert doc.text == book_doc.text
+    assert doc.pages == book_doc.pages
+
+
+def test_hash_lines_are_escaped(tmp_path: Path) -> None:
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    _lines(pdf, "#include <stdio.h> is how a C program starts, not a heading.")
+    path = tmp_path / "hash.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    doc = read_pdf(path)
+    assert not re.search(r"^#", doc.text, re.M)
+    assert "\\#include" in doc.text
+
+
+# --- encryption and damage ----------------------------------------------------------------
+
+
+def _encrypted(algorithm: str, user: str) -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for page in PdfReader(io.BytesIO(make_book_pdf())).pages:
+        writer.add_page(page)
+    writer.encrypt(user_password=user, owner_password="owner-secret", algorithm=algorithm)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-128", "AES-256"])
+def test_encrypted_with_empty_user_password_opens(tmp_path: Path, algorithm: str) -> None:
+    pytest.importorskip("cryptography")
+    path = tmp_path / "enc.pdf"
+    path.write_bytes(_encrypted(algorithm, ""))
+    doc = read_pdf(path, workers=1)
+    assert doc.metadata["encrypted"] is True
+    assert PARAS[0] in doc.text
+
+
+@pytest.mark.parametrize("algorithm", ["RC4-128", "AES-256"])
+def test_password_protected_is_a_clear_error(tmp_path: Path, algorithm: str) -> None:
+    pytest.importorskip("cryptography")
+    path = tmp_path / "locked.pdf"
+    path.write_bytes(_encrypted(algorithm, "let-me-in"))
+    with pytest.raises(EncryptedError) as err:
+        read_pdf(path)
+    assert err.value.path == str(path)
+    assert "password" in str(err.value)
+    # the right password opens it
+    assert PARAS[0] in read_pdf(path, password="let-me-in", workers=1).text
+
+
+@pytest.mark.parametrize("frac", [0.05, 0.5, 0.95])
+def test_truncated_pdf_is_corrupt(tmp_path: Path, frac: float) -> None:
+    data = make_book_pdf()
+    path = tmp_path / "cut.pdf"
+    path.write_bytes(data[: int(len(data) * frac)])
+    with pytest.raises(ExtractionError) as err:
+        read_pdf(path)
+    assert isinstance(err.value, CorruptFileError | EmptyDocumentError)
+    assert err.value.path == str(path)
+
+
+def test_garbage_after_header_is_corrupt(tmp_path: Path) -> None:
+    path = tmp_path / "junk.pdf"
+    path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 20)
+    with pytest.raises(CorruptFileError):
+        read_pdf(path)
+
+
+def test_scanned_pdf_has_no_text_layer(tmp_path: Path) -> None:
+    from PIL import Image
+
+    pdf = fpdf.FPDF()
+    for shade in (40, 120, 200):
+        pdf.add_page()
+        pdf.image(Image.new("RGB", (200, 280), (shade, shade, shade)), x=10, y=10, w=180)
+    path = tmp_path / "scan.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    with pytest.raises(NoTextLayerError) as err:
+        read_pdf(path)
+    assert "no text layer" in str(err.value) and "marker" in str(err.value)
+
+
+def test_blank_pdf_is_empty(tmp_path: Path) -> None:
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    path = tmp_path / "blank.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    with pytest.raises(EmptyDocumentError):
+        read_pdf(path)
+
+
+# --- real files -----------------------------------------------------------------------------
+
+
+def test_real_pdflatex_outline() -> None:
+    path = FIXTURES / "pdflatex-outline.pdf"
+    truth = json.loads((FIXTURES / "pdflatex-outline.outline.json").read_text())
+    doc = read_pdf(path)
+    assert doc.heading_mode == "outline"
+    assert len(doc.outline) == len(truth)
+    for got, want in zip(doc.outline, truth, strict=True):
+        assert got.title.endswith(want["title"])
+        assert got.page == want["page"] + 1
+    assert doc.metadata["boilerplate"]["counts"]["toc"] == 9
+    assert doc.metadata["boilerplate"]["counts"]["page_number"] == 4
+    assert "Hello, here is some text without a meaning." in doc.text
+
+
+def test_real_kaobook_report_glyph_digits_and_outline() -> None:
+    doc = read_pdf(FIXTURES / "kaobook-minimal-report.pdf")
+    assert doc.metadata["outline_found"] == 4
+    assert "# 1. Introduction" in doc.text
+    assert "/two.prop" not in doc.text
+    assert doc.title == "Template for a Kao Report (or Handout)"
+    no = read_pdf(FIXTURES / "kaobook-minimal-report.pdf", use_outline=False)
+    assert no.heading_mode in {"fonts", "heuristic"}
