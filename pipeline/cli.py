@@ -176,6 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="ignore PDF bookmarks / EPUB nav (to measure fallback headings)",
     )
     extract.set_defaults(func=cmd_extract)
+
+    from .cli_index import add_commands
+
+    add_commands(sub)
     return parser
 
 
@@ -187,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="folio: %(message)s",
         stream=sys.stderr,
     )
+    # One line per HTTP request is noise for a person; our own messages say what matters.
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     try:
         code: int = args.func(args)
     except FolioError as exc:

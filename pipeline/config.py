@@ -128,8 +128,10 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError("config", f"{path} must hold a mapping at the top level")
     for key in data:
-        if key != "chunk":
-            raise ConfigError(str(key), f"unknown top-level section in {path}; known: chunk")
+        if key not in ("chunk", "typesense"):
+            raise ConfigError(
+                str(key), f"unknown top-level section in {path}; known: chunk, typesense"
+            )
     chunk = data.get("chunk") or {}
     if not isinstance(chunk, dict):
         raise ConfigError("chunk", f"{path}: must be a mapping")

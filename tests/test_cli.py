@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,65 @@ def test_extract_prints_normalized_text(tmp_path: Path) -> None:
     assert out.stdout == "# T\n\nbody\n"
     js = json.loads(folio("extract", str(f), "--json").stdout)
     assert js["text"] == "# T\n\nbody\n" and js["pages"] == []
+
+
+def test_ingest_search_docs_delete_status(folio_env: Path, tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "guide.md").write_text(
+        "# Guide\n\n## Tables\n\n| key | value |\n|---|---|\n| replication | three copies |\n\n"
+        "## Code\n\n```py\nprint('replication')\n```\n\n## Prose\n\nReplication keeps data safe.\n"
+    )
+    (lib / "bad.epub").write_bytes(b"PK\x03\x04 not really a zip")
+    env = {**os.environ, "FOLIO_HOME": str(tmp_path / "home")}
+    run = subprocess.run(
+        [sys.executable, "-m", "pipeline", "ingest", str(lib), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert run.returncode == 1, run.stderr  # one file failed
+    summary = json.loads(run.stdout)
+    assert summary["ingested"] == [str(lib / "guide.md")]
+    assert summary["failed"][0]["path"] == str(lib / "bad.epub")
+    found = subprocess.run(
+        [sys.executable, "-m", "pipeline", "search", "replication", "--hint", "table", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        cwd=ROOT,
+    )
+    hits = json.loads(found.stdout)["hits"]
+    assert hits and all("table" in h["document"]["content_hints"] for h in hits)
+    docs = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "pipeline", "docs", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        ).stdout
+    )
+    assert {d["status"] for d in docs} == {"complete", "failed"}
+    guide = next(d for d in docs if d["path"].endswith("guide.md"))
+    gone = subprocess.run(
+        [sys.executable, "-m", "pipeline", "delete", guide["doc_id"][:10]],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+    assert gone.returncode == 0, gone.stderr
+    status = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "pipeline", "status", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        ).stdout
+    )
+    assert status["sections"] == 0 and status["snippets"] == 0

@@ -1,0 +1,323 @@
+"""`folio` commands that talk to Typesense: ingest, search, docs, delete, status,
+server, reindex."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from .config import load_config
+from .index import server
+from .index.schema import CHUNKS, DOCUMENTS
+from .index.settings import folio_home, load_server_settings
+from .index.store import Store, quote
+from .ingest import Report, delete_document, ingest
+
+err = Console(stderr=True)
+out = Console()
+
+
+def _store(args: argparse.Namespace) -> Store:
+    return Store(load_server_settings(getattr(args, "config", None)))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    config = load_config(args.config, {"preset": args.preset, "overlap": args.overlap})
+    store = _store(args)
+    progress = Progress(
+        TextColumn("[bold]ingest"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("files · {task.fields[pages]} pages · {task.fields[chunks]} chunks"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        disable=args.json or not err.is_terminal,
+    )
+    task = progress.add_task("ingest", total=None, pages=0, chunks=0)
+
+    def hook(event: str, totals: dict[str, int]) -> None:
+        if event == "start":
+            progress.update(task, total=totals["files"])
+        progress.update(
+            task, completed=totals["done"], pages=totals["pages"], chunks=totals["chunks"]
+        )
+
+    with progress:
+        report = ingest(
+            args.paths, config, store, prune=args.prune, workers=args.workers, progress=hook
+        )
+    if args.json:
+        json.dump(report.to_dict(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        _print_report(report)
+    if report.interrupted:
+        return 130
+    return 1 if report.failed else 0
+
+
+def _print_report(report: Report) -> None:
+    t = Table(title="folio ingest", show_header=True)
+    t.add_column("outcome")
+    t.add_column("files", justify="right")
+    t.add_column("detail")
+    secs = report.seconds
+    t.add_row(
+        "ingested",
+        str(len(report.ingested)),
+        f"{report.sections} sections, {report.snippets} snippets, {report.pages} pages",
+    )
+    t.add_row("unchanged", str(len(report.unchanged)), "skipped (same content and settings)")
+    if report.duplicates:
+        t.add_row("duplicate", str(len(report.duplicates)), "same content as another file")
+    if report.pruned:
+        t.add_row("pruned", str(len(report.pruned)), "files gone: removed from the index")
+    t.add_row("failed", str(len(report.failed)), "")
+    err.print(t)
+    for f in report.failed:
+        err.print(f"[red]failed[/red] {f.path} ({f.stage}): {f.reason}", highlight=False)
+    err.print(
+        f"time {secs['total']:.1f}s (extract {secs['extract']:.1f}s, chunk {secs['chunk']:.1f}s "
+        f"in workers; index {secs['index']:.1f}s)"
+        + (" — interrupted: run the same command again to finish" if report.interrupted else "")
+    )
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    store = _store(args)
+    filters = []
+    for hint in args.hint or []:
+        filters.append(f"content_hints:={quote(hint)}")
+    if args.tier:
+        filters.append(f"tier:={args.tier}")
+    if args.doc:
+        filters.append(f"doc_id:={quote(args.doc)}")
+    params: dict[str, Any] = {
+        "q": args.query,
+        "query_by": "section_title,retrieval_text",
+        "query_by_weights": "2,1",
+        "facet_by": "content_hints,tier,doc_title",
+        "per_page": args.per_page,
+        "page": args.page,
+        "highlight_fields": "text",
+        "exclude_fields": "retrieval_text",
+    }
+    if filters:
+        params["filter_by"] = " && ".join(filters)
+    res = store.search(CHUNKS, params)
+    if args.json:
+        json.dump(res, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    hits = res.get("hits", [])
+    if not hits:
+        out.print(
+            f"No results for {args.query!r}"
+            + (" with these filters; try without --hint/--tier/--doc." if filters else ".")
+        )
+        return 0
+    for h in hits:
+        d = h["document"]
+        pages = f" p.{d['page_start']}-{d['page_end']}" if "page_start" in d else ""
+        snippet = next(
+            (x.get("snippet") for x in h.get("highlights", []) if x.get("snippet")), d["text"][:200]
+        )
+        out.print(
+            f"[bold]{' > '.join(d['breadcrumb'])}[/bold]{pages} "
+            f"[dim]{d['tier']} · {', '.join(d['content_hints'])}[/dim]",
+            highlight=False,
+        )
+        text = " ".join(str(snippet).split())[:300].replace("[", r"\[")
+        out.print(
+            "  " + text.replace("<mark>", "[bold]").replace("</mark>", "[/bold]"), highlight=False
+        )
+    out.print(f"\n{res['found']} hits")
+    for facet in res.get("facet_counts", []):
+        counts = ", ".join(f"{c['value']} {c['count']}" for c in facet["counts"][:8])
+        out.print(f"[dim]{facet['field_name']}:[/dim] {counts}", highlight=False)
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.ensure_collections()
+    records = sorted(store.export(DOCUMENTS), key=lambda r: r["path"])
+    if args.json:
+        json.dump(records, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    t = Table(show_header=True)
+    for col in ("doc_id", "status", "format", "pages", "sections", "snippets", "title", "path"):
+        t.add_column(col)
+    for r in records:
+        t.add_row(
+            r["doc_id"][:12],
+            r["status"],
+            r["format"],
+            str(r.get("pages") or ""),
+            str(r["sections"]),
+            str(r["snippets"]),
+            r["title"][:40],
+            r["path"],
+        )
+    out.print(t)
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.ensure_collections()
+    matches = [
+        r
+        for r in store.export(DOCUMENTS)
+        if r["doc_id"].startswith(args.doc) or r["path"] == args.doc
+    ]
+    if not matches:
+        err.print(f"folio: no indexed document matches {args.doc!r} (see `folio docs`)")
+        return 1
+    if len({r["doc_id"] for r in matches}) > 1:
+        err.print(f"folio: {args.doc!r} matches several documents; give more of the doc_id")
+        return 1
+    removed = delete_document(store, matches[0]["doc_id"])
+    err.print(f"deleted {matches[0]['path']} ({removed} chunks)")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    settings = load_server_settings(args.config)
+    info: dict[str, Any] = {"home": str(folio_home())}
+    if settings.embedded:
+        running = server.running()
+        info["server"] = (
+            {"embedded": True, "pid": running.pid, "url": running.node.url()}
+            if running
+            else {"embedded": True, "running": False}
+        )
+        if running is None:
+            _emit(info, args.json)
+            return 0
+    else:
+        info["server"] = {"embedded": False, "nodes": [n.url() for n in settings.nodes]}
+    store = Store(settings)
+    store.ensure_collections()
+    info["collections"] = {
+        name: {"collection": store.alias_target(name), "documents": store.count(name)}
+        for name in (CHUNKS, DOCUMENTS)
+    }
+    info["sections"] = store.count(CHUNKS, "tier:=section")
+    info["snippets"] = store.count(CHUNKS, "tier:=snippet")
+    info["failed_documents"] = store.count(DOCUMENTS, "status:=failed")
+    _emit(info, args.json)
+    return 0
+
+
+def _emit(info: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        json.dump(info, sys.stdout)
+        sys.stdout.write("\n")
+        return
+    for key, value in info.items():
+        out.print(f"{key}: {json.dumps(value)}", highlight=False)
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    if args.action == "start":
+        started = server.start()
+        out.print(f"running: pid {started.pid} on {started.node.url()} (home {started.home})")
+    elif args.action == "stop":
+        out.print("stopped" if server.stop() else "not running")
+    else:
+        running = server.running()
+        out.print(
+            f"running: pid {running.pid} on {running.node.url()}" if running else "not running"
+        )
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.ensure_collections()
+    for name in (CHUNKS, DOCUMENTS):
+        old, new = store.reindex(name)
+        err.print(f"{name}: {old} -> {new}")
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from .config import OVERLAPS, PRESETS
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--config",
+            metavar="FILE",
+            default=None,
+            help="YAML config (chunk: and typesense: sections; default $FOLIO_CONFIG)",
+        )
+
+    p = sub.add_parser(
+        "ingest",
+        help="ingest files and folders into the search index",
+        description="Extract, chunk and index files and folders (recursively). "
+        "Unchanged files are skipped, changed ones replaced; a bad file is "
+        "reported and the rest ingested (exit code 1 if any failed).",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="remove indexed documents under PATH whose files are gone",
+    )
+    p.add_argument("--preset", choices=tuple(PRESETS), default=None)
+    p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    common(p)
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("search", help="search the index with facets")
+    p.add_argument("query")
+    p.add_argument("--hint", action="append", help="content hint (table, code, list, ...)")
+    p.add_argument("--tier", choices=("section", "snippet"))
+    p.add_argument("--doc", help="only this doc_id")
+    p.add_argument("--page", type=int, default=1)
+    p.add_argument("--per-page", type=int, default=10)
+    p.add_argument("--json", action="store_true")
+    common(p)
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("docs", help="list indexed documents with counts and status")
+    p.add_argument("--json", action="store_true")
+    common(p)
+    p.set_defaults(func=cmd_docs)
+
+    p = sub.add_parser("delete", help="remove a document (doc_id prefix or path) from the index")
+    p.add_argument("doc", metavar="DOC")
+    common(p)
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser("status", help="server, collections and counts")
+    p.add_argument("--json", action="store_true")
+    common(p)
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("server", help="start, stop or check the embedded Typesense server")
+    p.add_argument("action", choices=("start", "stop", "status"))
+    p.set_defaults(func=cmd_server)
+
+    p = sub.add_parser("reindex", help="rebuild collections as a new version, swap the aliases")
+    common(p)
+    p.set_defaults(func=cmd_reindex)

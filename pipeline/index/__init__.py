@@ -1,0 +1,1 @@
+"""Typesense: settings, the embedded server, collection schemas and the store."""

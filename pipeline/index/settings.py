@@ -1,0 +1,108 @@
+"""Where the Typesense server is: the embedded one, or one given by env / config file."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from ..errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    host: str
+    port: int
+    protocol: str = "http"
+
+    def url(self) -> str:
+        return f"{self.protocol}://{self.host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """``nodes`` empty means: use (and start if needed) the embedded server."""
+
+    nodes: tuple[Node, ...] = ()
+    api_key: str | None = None
+    timeout_seconds: float = 120.0
+    retries: int = 4
+    retry_interval_seconds: float = 2.5
+
+    @property
+    def embedded(self) -> bool:
+        return not self.nodes
+
+
+def folio_home() -> Path:
+    """State and embedded-server data: ``$FOLIO_HOME``, else the user data directory."""
+    env = os.environ.get("FOLIO_HOME")
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("folio", appauthor=False))
+
+
+def parse_url(raw: str, key: str = "TYPESENSE_URL") -> Node:
+    parts = urlsplit(raw if "://" in raw else f"http://{raw}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(key, f"got {raw!r}; expected http(s)://host:port")
+    port = parts.port or (443 if parts.scheme == "https" else 8108)
+    return Node(parts.hostname, port, parts.scheme)
+
+
+def _nodes_from_config(block: dict[str, Any]) -> tuple[Node, ...]:
+    nodes: list[Node] = []
+    if "url" in block:
+        nodes.extend(parse_url(u.strip(), "typesense.url") for u in str(block["url"]).split(","))
+    for i, raw in enumerate(block.get("nodes") or []):
+        if not isinstance(raw, dict) or "host" not in raw or "port" not in raw:
+            raise ConfigError(f"typesense.nodes[{i}]", "needs host and port")
+        protocol = str(raw.get("protocol", "http"))
+        if protocol not in ("http", "https"):
+            raise ConfigError(f"typesense.nodes[{i}].protocol", "allowed: http, https")
+        nodes.append(Node(str(raw["host"]), int(raw["port"]), protocol))
+    return tuple(nodes)
+
+
+_KEYS = {"url", "nodes", "api_key", "timeout_seconds", "retries", "retry_interval_seconds"}
+
+
+def load_server_settings(config_path: str | Path | None = None) -> ServerSettings:
+    """Config file ``typesense:`` block, overridden by ``TYPESENSE_URL`` (comma-separated
+    for a cluster) and ``TYPESENSE_API_KEY``; nothing given means embedded."""
+    block: dict[str, Any] = {}
+    path = config_path or os.environ.get("FOLIO_CONFIG")
+    if path:
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError("config", f"cannot read {path}: {exc}") from exc
+        raw = data.get("typesense") if isinstance(data, dict) else None
+        if raw is not None and not isinstance(raw, dict):
+            raise ConfigError("typesense", "must be a mapping")
+        block = dict(raw or {})
+        for key in block:
+            if key not in _KEYS:
+                raise ConfigError(
+                    f"typesense.{key}", f"unknown key; known: {', '.join(sorted(_KEYS))}"
+                )
+    nodes = _nodes_from_config(block)
+    url = os.environ.get("TYPESENSE_URL")
+    if url:
+        nodes = tuple(parse_url(u.strip()) for u in url.split(",") if u.strip())
+    api_key = os.environ.get("TYPESENSE_API_KEY") or block.get("api_key")
+    if nodes and not api_key:
+        raise ConfigError("TYPESENSE_API_KEY", "an external Typesense server needs an API key")
+    return ServerSettings(
+        nodes=nodes,
+        api_key=str(api_key) if api_key else None,
+        timeout_seconds=float(block.get("timeout_seconds", 120.0)),
+        retries=int(block.get("retries", 4)),
+        retry_interval_seconds=float(block.get("retry_interval_seconds", 2.5)),
+    )

@@ -1,0 +1,215 @@
+"""The Typesense store: versioned collections behind aliases, batched upserts with
+per-document results, bounded retries, deletes by document."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
+
+import httpx
+import typesense
+from typesense.exceptions import (
+    ObjectNotFound,
+    RequestUnauthorized,
+    ServerError,
+    ServiceUnavailable,
+    TypesenseClientError,
+)
+
+from ..errors import FolioError
+from . import server
+from .schema import CHUNKS, DOCUMENTS, check_ranges, schema
+from .settings import ServerSettings, load_server_settings
+
+log = logging.getLogger("folio.store")
+T = TypeVar("T")
+BATCH_SIZE = 1000
+TRANSIENT: tuple[type[BaseException], ...] = (httpx.HTTPError, ServerError, ServiceUnavailable)
+
+
+class StoreError(FolioError):
+    """Typesense could not be reached or refused a request."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportFailure:
+    id: str
+    reason: str
+
+
+class Store:
+    """One Typesense server or cluster; collections are resolved through aliases."""
+
+    def __init__(self, settings: ServerSettings, *, api_key: str | None = None) -> None:
+        self.settings = settings
+        nodes = settings.nodes
+        key = api_key or settings.api_key
+        if settings.embedded:
+            running = server.start()
+            nodes = (running.node,)
+            key = api_key or running.api_key
+        assert key is not None
+        self.api_key = key
+        self.nodes = nodes
+        # Typed loosely: the client's TypedDicts describe newer servers than 0.24.
+        self.client: Any = typesense.Client(
+            {
+                "nodes": [{"host": n.host, "port": n.port, "protocol": n.protocol} for n in nodes],
+                "api_key": key,
+                "connection_timeout_seconds": settings.timeout_seconds,
+                "num_retries": settings.retries,
+                "retry_interval_seconds": settings.retry_interval_seconds,
+                "healthcheck_interval_seconds": 2,
+            }
+        )
+
+    @classmethod
+    def open(cls, config_path: str | None = None) -> Store:
+        return cls(load_server_settings(config_path))
+
+    # -- plumbing --------------------------------------------------------------------------
+    def call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:
+        """Run a client call; transient failures (connection, timeout, 5xx, no leader)
+        are retried with backoff, then reported without the API key."""
+        delay = 1.0
+        for attempt in range(1, attempts + 1):
+            try:
+                return fn()
+            except RequestUnauthorized as exc:
+                raise StoreError(f"{what}: Typesense refused the API key (401)") from exc
+            except TRANSIENT as exc:
+                if attempt == attempts:
+                    where = ", ".join(n.url() for n in self.nodes)
+                    raise StoreError(
+                        f"{what}: Typesense at {where} did not answer after {attempts} tries "
+                        f"({type(exc).__name__}: {exc})"
+                    ) from exc
+                log.warning("%s: %s; retrying in %.0fs", what, type(exc).__name__, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 15.0)
+            except TypesenseClientError as exc:
+                raise StoreError(f"{what}: {type(exc).__name__}: {exc}") from exc
+        raise AssertionError("unreachable")
+
+    # -- collections -----------------------------------------------------------------------
+    def alias_target(self, alias: str) -> str | None:
+        try:
+            info = self.call(f"read alias {alias}", lambda: self.client.aliases[alias].retrieve())
+        except StoreError as exc:
+            if isinstance(exc.__cause__, ObjectNotFound):
+                return None
+            raise
+        return str(info["collection_name"])
+
+    def ensure_collections(self) -> None:
+        """Create ``<name>_v1`` and its alias for each collection that does not exist."""
+        for name in (CHUNKS, DOCUMENTS):
+            if self.alias_target(name) is None:
+                self._create_version(name, 1)
+                target = {"collection_name": f"{name}_v1"}
+                self.call(f"alias {name}", partial(self.client.aliases.upsert, name, target))
+
+    def _create_version(self, name: str, version: int) -> str:
+        body = dict(schema(name))
+        body["name"] = f"{name}_v{version}"
+        try:
+            self.call(f"create {body['name']}", lambda: self.client.collections.create(body))
+        except StoreError as exc:
+            if "already exists" not in str(exc):
+                raise
+        return str(body["name"])
+
+    def reindex(self, name: str) -> tuple[str, str]:
+        """Build the next version of a collection from the current one, then swap the alias."""
+        current = self.alias_target(name)
+        if current is None:
+            raise StoreError(f"collection {name} does not exist; ingest something first")
+        version = int(current.rsplit("_v", 1)[1]) + 1
+        new = self._create_version(name, version)
+        exported = self.call(
+            f"export {current}", lambda: self.client.collections[current].documents.export()
+        )
+        lines = [line for line in str(exported).splitlines() if line.strip()]
+        for start in range(0, len(lines), BATCH_SIZE):
+            body = "\n".join(lines[start : start + BATCH_SIZE])
+            documents = self.client.collections[new].documents
+            self.call(f"import {new}", partial(documents.import_, body, {"action": "upsert"}))
+        self.call(
+            f"alias {name}",
+            lambda: self.client.aliases.upsert(name, {"collection_name": new}),
+        )
+        self.call(f"drop {current}", lambda: self.client.collections[current].delete())
+        return current, new
+
+    def count(self, name: str, filter_by: str | None = None) -> int:
+        params: dict[str, Any] = {"q": "*", "per_page": 0}
+        if filter_by:
+            params["filter_by"] = filter_by
+        res = self.call(
+            f"count {name}", lambda: self.client.collections[name].documents.search(params)
+        )
+        return int(res["found"])
+
+    # -- documents -------------------------------------------------------------------------
+    def upsert(self, name: str, docs: Sequence[dict[str, Any]]) -> list[ImportFailure]:
+        """Upsert in batches; returns the documents Typesense refused, with its reason."""
+        failures: list[ImportFailure] = []
+        good: list[dict[str, Any]] = []
+        for d in docs:
+            problem = check_ranges(d, name)
+            if problem:
+                failures.append(ImportFailure(str(d.get("id")), problem))
+            else:
+                good.append(d)
+        for start in range(0, len(good), BATCH_SIZE):
+            batch = good[start : start + BATCH_SIZE]
+            documents = self.client.collections[name].documents
+            results = self.call(
+                f"import into {name}", partial(documents.import_, batch, {"action": "upsert"})
+            )
+            for doc, res in zip(batch, results, strict=True):
+                if not res.get("success"):
+                    failures.append(ImportFailure(str(doc.get("id")), str(res.get("error"))))
+        return failures
+
+    def delete_where(self, name: str, filter_by: str) -> int:
+        res = self.call(
+            f"delete from {name}",
+            lambda: self.client.collections[name].documents.delete({"filter_by": filter_by}),
+        )
+        return int(res.get("num_deleted", 0))
+
+    def export(self, name: str, filter_by: str | None = None) -> list[dict[str, Any]]:
+        import json
+
+        params = {"filter_by": filter_by} if filter_by else {}
+        raw = self.call(
+            f"export {name}", lambda: self.client.collections[name].documents.export(params)
+        )
+        return [json.loads(line) for line in str(raw).splitlines() if line.strip()]
+
+    def search(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
+        res: dict[str, Any] = self.call(
+            f"search {name}", lambda: self.client.collections[name].documents.search(params)
+        )
+        return res
+
+
+def quote(value: str) -> str:
+    """A filter_by string literal (backticks guard commas, spaces and operators)."""
+    return "`" + value.replace("`", "") + "`"
+
+
+def in_batches(items: Iterable[T], size: int) -> Iterable[list[T]]:
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

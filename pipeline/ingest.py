@@ -1,0 +1,400 @@
+"""Library ingest: discover files, hash, extract and chunk in a process pool while
+batches stream into Typesense; skip unchanged, replace changed, report failures.
+
+Crash safety: a document's record is written as ``indexing`` before its chunks and
+marked ``complete`` only once every chunk is acknowledged. Chunk ids are derived
+from the content hash, tier and index, so re-running after any interruption upserts
+the same ids and then deletes what the run no longer produced: it converges.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .chunk.tiers import chunk_document
+from .config import ChunkConfig
+from .errors import ExtractionError, FolioError
+from .extract import SUPPORTED_SUFFIXES, extract_file
+from .index.schema import CHUNKS, DOCUMENTS
+from .index.schema import chunk_document as chunk_to_doc
+from .index.store import BATCH_SIZE, Store, quote
+
+log = logging.getLogger("folio.ingest")
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    path: str
+    stage: str  # read | extract | chunk | index
+    reason: str
+
+
+@dataclass(slots=True)
+class Report:
+    ingested: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    duplicates: list[tuple[str, str]] = field(default_factory=list)
+    pruned: list[str] = field(default_factory=list)
+    failed: list[Failure] = field(default_factory=list)
+    sections: int = 0
+    snippets: int = 0
+    pages: int = 0
+    seconds: dict[str, float] = field(
+        default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "index": 0.0, "total": 0.0}
+    )
+    interrupted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["failed"] = [asdict(f) for f in self.failed]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Work:
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Result:
+    path: str
+    sha256: str
+    size: int
+    record: dict[str, Any] | None
+    chunks: list[dict[str, Any]]
+    failure: Failure | None
+    extract_s: float
+    chunk_s: float
+
+
+def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
+    """Supported files under ``paths`` (files as given; folders recursively, sorted,
+    symlinked folders not followed so loops cannot happen)."""
+    found: list[Path] = []
+    problems: list[Failure] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for root, dirs, files in os.walk(
+                p,
+                onerror=lambda e: problems.append(
+                    Failure(str(e.filename), "read", e.strerror or str(e))
+                ),
+            ):
+                dirs.sort()
+                for name in sorted(files):
+                    f = Path(root) / name
+                    if f.suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith("."):
+                        found.append(f)
+        elif p.exists():
+            found.append(p)
+        else:
+            problems.append(Failure(raw, "read", "no such file or directory"))
+    return found, problems
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def config_fingerprint(config: ChunkConfig) -> str:
+    blob = json.dumps(asdict(config), sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _process(work: _Work, config: ChunkConfig, fingerprint: str) -> _Result:
+    """Extract and chunk one file (runs in a worker process)."""
+    t0 = time.perf_counter()
+    try:
+        doc = extract_file(work.path)
+    except ExtractionError as exc:
+        return _failed(work, "extract", exc.reason, time.perf_counter() - t0)
+    except (OSError, FolioError) as exc:
+        return _failed(work, "extract", str(exc), time.perf_counter() - t0)
+    except Exception as exc:  # a bug or a hostile file must not stop the library
+        return _failed(work, "extract", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+    t1 = time.perf_counter()
+    doc = _with_id(doc, work.sha256)
+    try:
+        chunks = chunk_document(doc, config)
+    except Exception as exc:
+        return _failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
+    t2 = time.perf_counter()
+    meta = dict(doc.metadata)
+    sections = sum(1 for c in chunks if c.tier == "section")
+    record = {
+        "id": work.sha256,
+        "doc_id": work.sha256,
+        "path": work.path,
+        "title": chunks[0].doc_title if chunks else doc.title or Path(work.path).stem,
+        "author": str(meta.get("author") or ""),
+        "format": doc.format,
+        "pages": len(doc.pages),
+        "backend": str(meta.get("backend") or "text"),
+        "heading_mode": chunks[0].heading_mode if chunks else "",
+        "bytes": work.size,
+        "sha256": work.sha256,
+        "status": "indexing",
+        "sections": sections,
+        "snippets": len(chunks) - sections,
+        "config": fingerprint,
+        "ingested_at": int(time.time()),
+    }
+    docs = [chunk_to_doc(c, doc.format) for c in chunks]
+    return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1)
+
+
+def _with_id(doc: Any, sha: str) -> Any:
+    from dataclasses import replace
+
+    return replace(doc, doc_id=sha)
+
+
+def _failed(work: _Work, stage: str, reason: str, seconds: float) -> _Result:
+    return _Result(
+        work.path, work.sha256, work.size, None, [], Failure(work.path, stage, reason), seconds, 0
+    )
+
+
+class _Indexer:
+    """Streams chunk batches across documents; completes a document when all of its
+    chunks are acknowledged."""
+
+    def __init__(self, store: Store, previous: dict[str, dict[str, Any]], report: Report) -> None:
+        self.store = store
+        self.previous = previous  # path -> old record
+        self.known = {r["doc_id"] for r in previous.values()}
+        self.completed: list[dict[str, Any]] = []
+        self.report = report
+        self.batch: list[dict[str, Any]] = []
+        self.waiting: dict[str, tuple[_Result, int]] = {}  # doc_id -> (result, chunks left)
+        self.records: list[dict[str, Any]] = []
+
+    def add(self, result: _Result) -> None:
+        assert result.record is not None
+        self.records.append(result.record)
+        self.waiting[result.sha256] = (result, len(result.chunks))
+        if not result.chunks:
+            self.flush()
+        for doc in result.chunks:
+            self.batch.append(doc)
+            if len(self.batch) >= BATCH_SIZE:
+                self.flush()
+
+    def flush(self) -> None:
+        t0 = time.perf_counter()
+        if self.records:  # "indexing" first: a crash after this leaves a visible trace
+            self.store.upsert(DOCUMENTS, self.records)
+            self.records = []
+        batch, self.batch = self.batch, []
+        failures = {f.id: f.reason for f in self.store.upsert(CHUNKS, batch)} if batch else {}
+        done: list[str] = []
+        for doc in batch:
+            if doc["doc_id"] not in self.waiting:  # its document already failed
+                continue
+            result, left = self.waiting[doc["doc_id"]]
+            if doc["id"] in failures:
+                self._fail(result, f"chunk {doc['id']}: {failures[doc['id']]}")
+                continue
+            self.waiting[doc["doc_id"]] = (result, left - 1)
+        for doc_id, (result, left) in list(self.waiting.items()):
+            if left == 0:
+                done.append(doc_id)
+                self._complete(result)
+        for doc_id in done:
+            del self.waiting[doc_id]
+        if self.completed:  # one call marks every finished document complete
+            self.store.upsert(DOCUMENTS, self.completed)
+            self.completed = []
+        self.report.seconds["index"] += time.perf_counter() - t0
+
+    def _fail(self, result: _Result, reason: str) -> None:
+        if result.sha256 in self.waiting:
+            del self.waiting[result.sha256]
+            self.report.failed.append(Failure(result.path, "index", reason))
+            # Chunks of this document already stored must not stay searchable.
+            self.store.delete_where(CHUNKS, f"doc_id:={quote(result.sha256)}")
+            assert result.record is not None
+            self.store.upsert(
+                DOCUMENTS, [result.record | {"status": "failed", "error": reason, "stage": "index"}]
+            )
+
+    def _complete(self, result: _Result) -> None:
+        assert result.record is not None
+        record = result.record
+        sha = quote(result.sha256)
+        if result.sha256 in self.known:
+            # An earlier run (other settings, or interrupted) stored chunks under this
+            # doc_id: drop the ones this run did not produce.
+            for tier, n in (("section", record["sections"]), ("snippet", record["snippets"])):
+                self.store.delete_where(
+                    CHUNKS, f"doc_id:={sha} && tier:={tier} && chunk_index:>={n}"
+                )
+        old = self.previous.get(result.path)
+        if old is not None and old["doc_id"] != result.sha256:
+            delete_document(self.store, old["doc_id"])  # the file's previous version
+        self.completed.append(record | {"status": "complete"})
+        self.report.ingested.append(result.path)
+        self.report.sections += record["sections"]
+        self.report.snippets += record["snippets"]
+        self.report.pages += int(record.get("pages") or 0)
+
+
+ProgressHook = Callable[[str, dict[str, int]], None]
+
+
+def ingest(
+    paths: Sequence[str],
+    config: ChunkConfig,
+    store: Store,
+    *,
+    prune: bool = False,
+    workers: int | None = None,
+    progress: ProgressHook | None = None,
+) -> Report:
+    """Ingest files and folders into ``store``; a bad file never stops the run."""
+    t_start = time.perf_counter()
+    report = Report()
+    store.ensure_collections()
+    files, problems = discover(paths)
+    report.failed.extend(problems)
+    previous = {r["path"]: r for r in store.export(DOCUMENTS)}
+    by_doc_id = {r["doc_id"]: r for r in previous.values()}
+    fingerprint = config_fingerprint(config)
+    todo: list[_Work] = []
+    seen: dict[str, str] = {}
+    for f in files:
+        path = str(f)
+        try:
+            sha, size = file_sha256(f), f.stat().st_size
+        except OSError as exc:
+            report.failed.append(Failure(path, "read", exc.strerror or str(exc)))
+            continue
+        if sha in seen:
+            report.duplicates.append((path, seen[sha]))
+            continue
+        seen[sha] = path
+        old = previous.get(path) or by_doc_id.get(sha)
+        if (
+            old is not None
+            and old["doc_id"] == sha
+            and old["status"] == "complete"
+            and old.get("config") == fingerprint
+        ):
+            report.unchanged.append(path)
+            continue
+        todo.append(_Work(path, sha, size))
+    indexer = _Indexer(store, previous, report)
+    totals = {"files": len(todo), "done": 0, "chunks": 0, "pages": 0}
+    if progress:
+        progress("start", totals)
+    try:
+        for result in _run_pool(todo, config, fingerprint, workers):
+            report.seconds["extract"] += result.extract_s
+            report.seconds["chunk"] += result.chunk_s
+            if result.failure is not None:
+                report.failed.append(result.failure)
+                store.upsert(DOCUMENTS, [_failure_record(result, fingerprint)])
+            else:
+                indexer.add(result)
+                totals["chunks"] += len(result.chunks)
+                totals["pages"] += int((result.record or {}).get("pages") or 0)
+            totals["done"] += 1
+            if progress:
+                progress("advance", totals)
+        indexer.flush()
+    except KeyboardInterrupt:
+        report.interrupted = True
+    if prune and not report.interrupted:
+        _prune(store, paths, previous, files, report)
+    report.seconds["total"] = time.perf_counter() - t_start
+    return report
+
+
+def _failure_record(result: _Result, fingerprint: str) -> dict[str, Any]:
+    assert result.failure is not None
+    return {
+        "id": result.sha256,
+        "doc_id": result.sha256,
+        "path": result.path,
+        "title": Path(result.path).name,
+        "format": Path(result.path).suffix.lower().lstrip(".") or "unknown",
+        "bytes": result.size,
+        "sha256": result.sha256,
+        "status": "failed",
+        "stage": result.failure.stage,
+        "error": result.failure.reason,
+        "sections": 0,
+        "snippets": 0,
+        "config": fingerprint,
+        "ingested_at": int(time.time()),
+    }
+
+
+def _run_pool(
+    todo: list[_Work], config: ChunkConfig, fingerprint: str, workers: int | None
+) -> Iterator[_Result]:
+    """Results in completion order; a bounded number in flight keeps memory flat."""
+    if not todo:
+        return
+    workers = workers or max(1, min(os.cpu_count() or 1, len(todo)))
+    if workers == 1:
+        for work in todo:
+            yield _process(work, config, fingerprint)
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: set[Future[_Result]] = set()
+        queue = iter(todo)
+        try:
+            for work in queue:
+                pending.add(pool.submit(_process, work, config, fingerprint))
+                if len(pending) >= 2 * workers:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    yield from (f.result() for f in done)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                yield from (f.result() for f in done)
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
+def _prune(
+    store: Store,
+    roots: Sequence[str],
+    previous: dict[str, dict[str, Any]],
+    files: list[Path],
+    report: Report,
+) -> None:
+    """Remove documents under the given roots whose files are gone."""
+    present = {str(f) for f in files}
+    prefixes = [str(Path(r)) for r in roots]
+    for path, record in previous.items():
+        under = any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+        if under and path not in present and not Path(path).exists():
+            delete_document(store, record["doc_id"])
+            report.pruned.append(path)
+
+
+def delete_document(store: Store, doc_id: str) -> int:
+    """Delete a document's chunks and its record; returns the number of chunks removed."""
+    removed = store.delete_where(CHUNKS, f"doc_id:={quote(doc_id)}")
+    store.delete_where(DOCUMENTS, f"doc_id:={quote(doc_id)}")
+    return removed

@@ -1,0 +1,47 @@
+"""A real Typesense server for the integration tests (started once per session)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pipeline.index import server
+from pipeline.index.settings import ServerSettings
+from pipeline.index.store import Store
+
+
+@pytest.fixture(scope="session")
+def typesense_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.RunningServer]:
+    home = tmp_path_factory.mktemp("folio-home")
+    running = server.start(home)
+    try:
+        yield running
+    finally:
+        server.stop(home)
+
+
+@pytest.fixture()
+def store(typesense_home: server.RunningServer) -> Iterator[Store]:
+    """A store on the session server with no collections or aliases left over."""
+    settings = ServerSettings(
+        nodes=(typesense_home.node,),
+        api_key=typesense_home.api_key,
+        retries=1,
+        retry_interval_seconds=0.2,
+    )
+    s = Store(settings)
+    for alias in s.client.aliases.retrieve()["aliases"]:
+        s.client.aliases[alias["name"]].delete()
+    for coll in s.client.collections.retrieve():
+        s.client.collections[coll["name"]].delete()
+    yield s
+
+
+@pytest.fixture()
+def folio_env(typesense_home: server.RunningServer, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Environment for `folio` subprocesses: the session server as an external one."""
+    monkeypatch.setenv("TYPESENSE_URL", typesense_home.node.url())
+    monkeypatch.setenv("TYPESENSE_API_KEY", typesense_home.api_key)
+    return typesense_home.home

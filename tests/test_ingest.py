@@ -1,0 +1,156 @@
+"""Ingest into a real Typesense server: counts, facets, parents, failures, idempotence,
+replacement of changed files, and convergence after a SIGKILL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pipeline import chunk_file, make_config
+from pipeline.index.schema import CHUNKS, DOCUMENTS
+from pipeline.index.schema import chunk_document as chunk_to_doc
+from pipeline.index.store import Store
+from pipeline.ingest import ingest
+
+ROOT = Path(__file__).parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+CONFIG = make_config()
+
+
+def library(tmp: Path) -> Path:
+    lib = tmp / "lib"
+    (lib / "md").mkdir(parents=True)
+    shutil.copy(FIXTURES / "golden" / "rust-ownership.md", lib / "md" / "ownership.md")
+    shutil.copy(FIXTURES / "golden" / "fastapi-query-params.md", lib / "md" / "query.md")
+    shutil.copy(FIXTURES / "extract" / "pdflatex-outline.pdf", lib / "outline.pdf")
+    shutil.copy(FIXTURES / "extract" / "childrens-literature.epub", lib / "kids.epub")
+    (lib / "notes.txt").write_text("CHAPTER I\n\nSome plain text.\n\nCHAPTER II\n\nMore text.\n")
+    (lib / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ntruncated")
+    return lib
+
+
+def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
+    from pipeline.extract import extract_file
+    from pipeline.ingest import file_sha256
+
+    out: dict[str, dict[str, object]] = {}
+    for p in paths:
+        doc = extract_file(str(p))
+        from dataclasses import replace
+
+        doc = replace(doc, doc_id=file_sha256(p))
+        from pipeline.chunk.tiers import chunk_document
+
+        for c in chunk_document(doc, CONFIG):
+            out[c.id] = chunk_to_doc(c, doc.format)
+    return out
+
+
+def stored(store: Store) -> dict[str, dict[str, object]]:
+    return {d["id"]: d for d in store.export(CHUNKS)}
+
+
+def good_files(lib: Path) -> list[Path]:
+    return sorted(p for p in lib.rglob("*") if p.is_file() and p.name != "broken.pdf")
+
+
+def test_mixed_library_counts_facets_parents_failures(store: Store, tmp_path: Path) -> None:
+    lib = library(tmp_path)
+    report = ingest([str(lib)], CONFIG, store, workers=2)
+    assert len(report.ingested) == 5
+    assert [(f.path, f.stage) for f in report.failed] == [(str(lib / "broken.pdf"), "extract")]
+    assert "pdf" in report.failed[0].reason.lower() or report.failed[0].reason
+    docs = stored(store)
+    assert docs == expected_docs(good_files(lib))
+    # facet counts match what is stored
+    res = store.search(CHUNKS, {"q": "*", "facet_by": "tier,content_hints,format", "per_page": 0})
+    facets = {
+        f["field_name"]: {c["value"]: c["count"] for c in f["counts"]} for f in res["facet_counts"]
+    }
+    assert facets["tier"] == {
+        t: sum(1 for d in docs.values() if d["tier"] == t) for t in ("section", "snippet")
+    }
+    tables = sum(1 for d in docs.values() if "table" in d["content_hints"])
+    assert facets["content_hints"].get("table", 0) == tables
+    assert set(facets["format"]) == {"markdown", "pdf", "epub", "text"}
+    # every snippet's parent is a stored section of the same document
+    for d in docs.values():
+        if d["tier"] == "snippet":
+            parent = docs[str(d["parent_id"])]
+            assert parent["tier"] == "section" and parent["doc_id"] == d["doc_id"]
+    records = {r["path"]: r for r in store.export(DOCUMENTS)}
+    assert records[str(lib / "broken.pdf")]["status"] == "failed"
+    assert {r["status"] for p, r in records.items() if p != str(lib / "broken.pdf")} == {"complete"}
+
+
+def test_second_run_changes_nothing(store: Store, tmp_path: Path) -> None:
+    lib = library(tmp_path)
+    ingest([str(lib)], CONFIG, store, workers=1)
+    before = stored(store)
+    report = ingest([str(lib)], CONFIG, store, workers=1)
+    assert report.ingested == [] and len(report.unchanged) == 5
+    assert stored(store) == before
+
+
+def test_changed_file_leaves_no_stale_chunks(store: Store, tmp_path: Path) -> None:
+    lib = library(tmp_path)
+    ingest([str(lib)], CONFIG, store, workers=1)
+    target = lib / "md" / "ownership.md"
+    old_ids = {c.id for c in chunk_file(target)}
+    target.write_text("# Replaced\n\nThe whole chapter was rewritten.\n", encoding="utf-8")
+    report = ingest([str(lib)], CONFIG, store, workers=1)
+    assert report.ingested == [str(target)]
+    docs = stored(store)
+    assert not old_ids & set(docs)
+    assert docs == expected_docs(good_files(lib))
+    assert store.count(DOCUMENTS, "status:=complete") == 5
+
+
+def test_prune_and_delete(store: Store, tmp_path: Path) -> None:
+    lib = library(tmp_path)
+    ingest([str(lib)], CONFIG, store, workers=1)
+    (lib / "notes.txt").unlink()
+    report = ingest([str(lib)], CONFIG, store, workers=1, prune=True)
+    assert report.pruned == [str(lib / "notes.txt")]
+    assert stored(store) == expected_docs(good_files(lib))
+
+
+def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
+    lib = library(tmp_path)
+    ingest([str(lib)], CONFIG, store, workers=1)
+    small = make_config({"preset": "small"})
+    report = ingest([str(lib)], small, store, workers=1)
+    assert len(report.ingested) == 5
+    n = sum(len(chunk_file(p, small)) for p in good_files(lib))
+    assert store.count(CHUNKS) == n
+
+
+def test_sigkill_mid_ingest_then_rerun_converges(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    lib = tmp_path / "big"
+    lib.mkdir()
+    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
+    for i in range(120):  # distinct content: distinct documents
+        (lib / f"doc{i:03}.md").write_text(f"# Copy {i}\n\n{src}", encoding="utf-8")
+    cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "1", "--json"]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
+    )
+    store.ensure_collections()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and store.count(DOCUMENTS, "status:=complete") < 5:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = store.count(DOCUMENTS, "status:=complete")
+    assert 0 < partial < 120, "the kill should land mid-run"
+    rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert store.count(DOCUMENTS, "status:=complete") == 120

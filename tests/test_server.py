@@ -1,0 +1,80 @@
+"""The embedded server lifecycle and store error handling (real Typesense)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import ConfigError
+from pipeline.index import server
+from pipeline.index.settings import Node, ServerSettings, load_server_settings
+from pipeline.index.store import Store, StoreError
+
+
+def test_session_server_is_reused_and_key_is_private(
+    typesense_home: server.RunningServer,
+) -> None:
+    again = server.start(typesense_home.home)
+    assert again.pid == typesense_home.pid and again.port == typesense_home.port
+    mode = stat.S_IMODE(os.stat(typesense_home.home / "api-key").st_mode)
+    assert mode == 0o600
+    assert server.healthy(typesense_home.port)
+    state = (typesense_home.home / "server.json").read_text()
+    assert typesense_home.api_key not in state  # the key lives only in its 0600 file
+
+
+def test_api_bound_to_loopback_only(typesense_home: server.RunningServer) -> None:
+    cmdline = Path(f"/proc/{typesense_home.pid}/cmdline").read_bytes().split(b"\0")
+    assert cmdline[cmdline.index(b"--api-address") + 1] == b"127.0.0.1"
+    assert cmdline[cmdline.index(b"--peering-address") + 1] == b"127.0.0.1"
+
+
+def test_start_stop_fresh_home(tmp_path: Path) -> None:
+    running = server.start(tmp_path)
+    try:
+        assert server.running(tmp_path) == running
+    finally:
+        assert server.stop(tmp_path) is True
+    assert server.running(tmp_path) is None
+    assert server.stop(tmp_path) is False
+
+
+def test_wrong_key_is_a_clear_error(typesense_home: server.RunningServer) -> None:
+    bad = Store(ServerSettings(nodes=(typesense_home.node,), api_key="not-the-key"))
+    with pytest.raises(StoreError) as err:
+        bad.ensure_collections()
+    assert "API key" in str(err.value) and "not-the-key" not in str(err.value)
+
+
+def test_server_down_is_a_clear_error() -> None:
+    down = Store(
+        ServerSettings(
+            nodes=(Node("127.0.0.1", 1),), api_key="k", retries=0, retry_interval_seconds=0.01
+        )
+    )
+    with pytest.raises(StoreError, match="did not answer"):
+        down.call("probe", lambda: down.client.collections.retrieve(), attempts=2)
+
+
+def test_settings_from_env_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TYPESENSE_URL", raising=False)
+    monkeypatch.delenv("TYPESENSE_API_KEY", raising=False)
+    monkeypatch.delenv("FOLIO_CONFIG", raising=False)
+    assert load_server_settings().embedded
+    cfg = tmp_path / "folio.yaml"
+    cfg.write_text(
+        "typesense:\n  api_key: k\n  nodes:\n    - {host: 127.0.0.1, port: 7108}\n"
+        "    - {host: 127.0.0.1, port: 7118}\n"
+    )
+    s = load_server_settings(cfg)
+    assert [n.port for n in s.nodes] == [7108, 7118] and s.api_key == "k"
+    monkeypatch.setenv("TYPESENSE_URL", "http://127.0.0.1:9000,http://127.0.0.1:9001")
+    monkeypatch.setenv("TYPESENSE_API_KEY", "env")
+    s = load_server_settings(cfg)
+    assert [n.port for n in s.nodes] == [9000, 9001] and s.api_key == "env"
+    cfg.write_text("typesense:\n  nodez: []\n")
+    with pytest.raises(ConfigError, match="nodez"):
+        load_server_settings(cfg)
