@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,8 +24,9 @@ from .config import load_config
 from .index import server
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import folio_home, load_server_settings
-from .index.store import Store, quote
+from .index.store import Store
 from .ingest import Report, delete_document, ingest
+from .retrieve import Filters, retrieve, search
 
 err = Console(stderr=True)
 out = Console()
@@ -97,58 +99,63 @@ def _print_report(report: Report) -> None:
     )
 
 
+def _filters(args: argparse.Namespace) -> Filters:
+    return Filters(
+        hints=tuple(args.hint or ()),
+        tier=getattr(args, "tier", None),
+        doc=args.doc,
+        format=args.format,
+        has_table=True if args.has_table else None,
+        page_from=args.pages[0] if args.pages else None,
+        page_to=args.pages[1] if args.pages else None,
+    )
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     store = _store(args)
-    filters = []
-    for hint in args.hint or []:
-        filters.append(f"content_hints:={quote(hint)}")
-    if args.tier:
-        filters.append(f"tier:={args.tier}")
-    if args.doc:
-        filters.append(f"doc_id:={quote(args.doc)}")
-    params: dict[str, Any] = {
-        "q": args.query,
-        "query_by": "section_title,retrieval_text",
-        "query_by_weights": "2,1",
-        "facet_by": "content_hints,tier,doc_title",
-        "per_page": args.per_page,
-        "page": args.page,
-        "highlight_fields": "text",
-        "exclude_fields": "retrieval_text",
-    }
-    if filters:
-        params["filter_by"] = " && ".join(filters)
-    res = store.search(CHUNKS, params)
+    store.ensure_collections()
+    result = search(store, args.query, _filters(args), page=args.page, per_page=args.per_page)
     if args.json:
-        json.dump(res, sys.stdout, ensure_ascii=False)
+        json.dump(result.to_dict(), sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
-    hits = res.get("hits", [])
-    if not hits:
-        out.print(
-            f"No results for {args.query!r}"
-            + (" with these filters; try without --hint/--tier/--doc." if filters else ".")
-        )
+    if not result.hits:
+        hint = " Try dropping filters (--hint/--tier/--doc/--format/--has-table/--pages)."
+        out.print(f"No results for {args.query!r}." + (hint if result.filters else ""))
         return 0
-    for h in hits:
-        d = h["document"]
-        pages = f" p.{d['page_start']}-{d['page_end']}" if "page_start" in d else ""
-        snippet = next(
-            (x.get("snippet") for x in h.get("highlights", []) if x.get("snippet")), d["text"][:200]
-        )
+    for h in result.hits:
+        pages = f" p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
         out.print(
-            f"[bold]{' > '.join(d['breadcrumb'])}[/bold]{pages} "
-            f"[dim]{d['tier']} · {', '.join(d['content_hints'])}[/dim]",
+            f"[bold]{escape(' > '.join(h.breadcrumb))}[/bold]{pages} "
+            f"[dim]{h.tier} · {', '.join(h.content_hints)} · {h.id}[/dim]",
             highlight=False,
         )
-        text = " ".join(str(snippet).split())[:300].replace("[", r"\[")
+        text = escape(" ".join(h.highlight.split())[:300])
         out.print(
-            "  " + text.replace("<mark>", "[bold]").replace("</mark>", "[/bold]"), highlight=False
+            "  "
+            + text.replace("&lt;mark&gt;", "")
+            .replace("<mark>", "[bold]")
+            .replace("</mark>", "[/bold]"),
+            highlight=False,
         )
-    out.print(f"\n{res['found']} hits")
-    for facet in res.get("facet_counts", []):
-        counts = ", ".join(f"{c['value']} {c['count']}" for c in facet["counts"][:8])
-        out.print(f"[dim]{facet['field_name']}:[/dim] {counts}", highlight=False)
+    last = min(result.found, result.page * result.per_page)
+    out.print(f"\n{result.found} hits (showing {(result.page - 1) * result.per_page + 1}-{last})")
+    for name, counts in result.facets.items():
+        shown = ", ".join(f"{value} {count}" for value, count in counts[:8])
+        out.print(f"[dim]{name}:[/dim] {escape(shown)}", highlight=False)
+    return 0
+
+
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    store = _store(args)
+    store.ensure_collections()
+    ctx = retrieve(store, args.query, args.budget, _filters(args))
+    if args.json:
+        json.dump(ctx.to_dict(), sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(ctx.to_markdown())
+        err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens")
     return 0
 
 
@@ -248,6 +255,13 @@ def cmd_server(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from .mcp_server import serve
+
+    serve(args.config)
+    return 0
+
+
 def cmd_reindex(args: argparse.Namespace) -> int:
     store = _store(args)
     store.ensure_collections()
@@ -288,16 +302,58 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     common(p)
     p.set_defaults(func=cmd_ingest)
 
-    p = sub.add_parser("search", help="search the index with facets")
+    def filters(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--hint",
+            action="append",
+            help="content hint: prose, table, code, list, quote, mixed (repeatable)",
+        )
+        p.add_argument("--doc", help="only this doc_id")
+        p.add_argument("--format", help="only this format: pdf, epub, markdown, mdx, text")
+        p.add_argument("--has-table", action="store_true", help="only chunks with a table")
+        p.add_argument(
+            "--pages",
+            type=int,
+            nargs=2,
+            metavar=("FROM", "TO"),
+            help="only chunks overlapping this page range",
+        )
+
+    p = sub.add_parser(
+        "search",
+        help="search the index with facets",
+        description="Keyword search (typo tolerant) over headings and text, "
+        "with facet counts for content hints, tiers, documents and formats.",
+    )
     p.add_argument("query")
-    p.add_argument("--hint", action="append", help="content hint (table, code, list, ...)")
+    filters(p)
     p.add_argument("--tier", choices=("section", "snippet"))
-    p.add_argument("--doc", help="only this doc_id")
     p.add_argument("--page", type=int, default=1)
     p.add_argument("--per-page", type=int, default=10)
     p.add_argument("--json", action="store_true")
     common(p)
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser(
+        "retrieve",
+        help="context for an agent: sections around the best "
+        "snippets, within a token budget, with citations",
+    )
+    p.add_argument("query")
+    p.add_argument("--budget", type=int, required=True, metavar="TOKENS")
+    filters(p)
+    p.add_argument("--json", action="store_true", help="the agent format")
+    common(p)
+    p.set_defaults(func=cmd_retrieve)
+
+    p = sub.add_parser(
+        "mcp",
+        help="serve search and retrieval to agents over MCP (stdio)",
+        description="An MCP server on stdio with tools search, retrieve, "
+        "get_section and list_documents, using a search-only key.",
+    )
+    common(p)
+    p.set_defaults(func=cmd_mcp)
 
     p = sub.add_parser("docs", help="list indexed documents with counts and status")
     p.add_argument("--json", action="store_true")

@@ -117,7 +117,7 @@ def test_ingest_search_docs_delete_status(folio_env: Path, tmp_path: Path) -> No
         cwd=ROOT,
     )
     hits = json.loads(found.stdout)["hits"]
-    assert hits and all("table" in h["document"]["content_hints"] for h in hits)
+    assert hits and all("table" in h["content_hints"] for h in hits)
     docs = json.loads(
         subprocess.run(
             [sys.executable, "-m", "pipeline", "docs", "--json"],

@@ -1,0 +1,164 @@
+"""Search and retrieval against a real Typesense server, and the MCP server over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline import make_config
+from pipeline.chunk.tokens import estimate_tokens
+from pipeline.extract import extract_file
+from pipeline.index.keys import search_only_key
+from pipeline.index.schema import CHUNKS
+from pipeline.index.settings import ServerSettings
+from pipeline.index.store import Store, StoreError
+from pipeline.ingest import ingest
+from pipeline.retrieve import Filters, get_section, neighbors, retrieve, search
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples" / "library"
+
+
+@pytest.fixture()
+def loaded(store: Store, tmp_path: Path) -> Store:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in (
+        "rust-ownership.md",
+        "rust-operators.md",
+        "fastapi-first-steps.md",
+        "state-of-the-union-2024.txt",
+        "tufte-sample-book.pdf",
+    ):
+        shutil.copy(EXAMPLES / name, lib / name)
+    report = ingest([str(lib)], make_config(), store, workers=1)
+    assert not report.failed
+    return store
+
+
+def test_facet_counts_match_indexed_chunks(loaded: Store) -> None:
+    everything = loaded.export(CHUNKS)
+    result = search(loaded, "*", per_page=1)
+    assert result.found == len(everything)
+    tiers = dict(result.facets["tier"])
+    assert tiers == {t: sum(1 for d in everything if d["tier"] == t) for t in tiers}
+    hints = dict(result.facets["content_hints"])
+    for hint, count in hints.items():
+        assert count == sum(1 for d in everything if hint in d["content_hints"])
+
+
+def test_hint_filter_returns_only_tables(loaded: Store) -> None:
+    result = search(loaded, "operator", Filters(hints=("table",)), per_page=50)
+    assert result.hits
+    assert all("table" in h.content_hints for h in result.hits)
+    assert dict(result.facets["content_hints"])["table"] == result.found
+
+
+def test_no_hits_is_empty_not_an_error(loaded: Store) -> None:
+    assert search(loaded, "xylophonequartz", Filters(hints=("code",))).hits == ()
+
+
+@pytest.mark.parametrize("budget", [300, 1000, 2000, 4000])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What happens when a variable goes out of scope?",
+        "How do I run the FastAPI dev server?",
+        "What did the president say about Ukraine?",
+        "margin notes and sidenotes",
+    ],
+)
+def test_retrieve_budget_no_repeats_parents_and_citations(
+    loaded: Store, question: str, budget: int
+) -> None:
+    ctx = retrieve(loaded, question, budget)
+    assert ctx.tokens <= budget
+    assert sum(i.tokens for i in ctx.items) == ctx.tokens
+    spans: dict[str, list[tuple[int, int]]] = {}
+    texts: dict[str, str] = {}
+    for item in ctx.items:
+        c = item.citation
+        if c.source not in texts:
+            texts[c.source] = extract_file(c.source).text
+        # the cited char range reproduces the text exactly
+        assert texts[c.source][c.char_start : c.char_end] == item.text
+        # no text repeated: ranges of one document never overlap
+        for a, b in spans.get(c.doc_id, []):
+            assert c.char_end <= a or c.char_start >= b
+        spans.setdefault(c.doc_id, []).append((c.char_start, c.char_end))
+        # every returned snippet lies in (or overlaps) its parent's window
+        section = get_section(loaded, item.section_id)
+        assert section is not None and section.tier == "section"
+        assert section.char_start <= c.char_start and c.char_end <= section.char_end
+        for sid in item.snippet_ids:
+            res = loaded.search(CHUNKS, {"q": "*", "filter_by": f"id:={sid}"})
+            snip = res["hits"][0]["document"]
+            assert snip["parent_id"] == item.section_id
+            assert snip["char_start"] < c.char_end and snip["char_end"] > c.char_start
+        assert item.tokens >= estimate_tokens(item.text)
+    if budget >= 1000:
+        assert ctx.items, "a real question should find context"
+
+
+def test_neighbors(loaded: Store) -> None:
+    hit = search(loaded, "ownership", Filters(tier="section"), per_page=1).hits[0]
+    before, after = neighbors(loaded, hit.id)
+    for other in (before, after):
+        if other is not None:
+            assert other.doc_id == hit.doc_id and other.tier == "section"
+    assert before is not None or after is not None
+
+
+def test_scoped_key_searches_but_cannot_write(loaded: Store) -> None:
+    key = search_only_key(loaded)
+    reader = Store(ServerSettings(nodes=loaded.nodes, api_key=key, retries=0))
+    assert search(reader, "ownership").found > 0
+    with pytest.raises(StoreError, match=r"401|API key"):
+        reader.upsert(CHUNKS, [{"id": "x"}])
+    with pytest.raises(StoreError):
+        reader.delete_where(CHUNKS, "tier:=section")
+    assert loaded.count(CHUNKS) > 0
+
+
+def test_mcp_tools_over_stdio(
+    loaded: Store, typesense_home: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    node = loaded.nodes[0]
+    env = {**os.environ, "TYPESENSE_URL": node.url(), "TYPESENSE_API_KEY": loaded.api_key}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "pipeline", "mcp"], env=env, cwd=str(ROOT)
+    )
+
+    async def session() -> None:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            tools = {t.name: t for t in (await s.list_tools()).tools}
+            assert set(tools) >= {"search", "retrieve", "get_section", "list_documents"}
+            assert "question" in json.dumps(tools["retrieve"].input_schema)
+            res = await s.call_tool("retrieve", {"question": "ownership rules", "budget": 800})
+            data = json.loads(res.content[0].text)
+            assert data["items"] and data["tokens"] <= 800
+            sid = data["items"][0]["section_id"]
+            sec = json.loads(
+                (await s.call_tool("get_section", {"section_id": sid})).content[0].text
+            )
+            assert sec["section"]["id"] == sid
+            found = json.loads(
+                (await s.call_tool("search", {"query": "operator", "hints": ["table"]}))
+                .content[0]
+                .text
+            )
+            assert all("table" in h["content_hints"] for h in found["hits"])
+            docs = (await s.call_tool("list_documents", {})).content
+            assert len(json.loads(docs[0].text) if len(docs) == 1 else docs) >= 1
+
+    asyncio.run(session())
