@@ -7,8 +7,8 @@ outline and with ``--no-outline`` (font / heuristic fallback). EPUBs: ``<stem>.t
 the extracted text; it matches a truth entry with the same normalized title (case,
 spacing, numbering and punctuation folded) on the same page ±1 (PDF), in order, once.
 
-Also, when ``pipeline.chunk_document`` exists: the share of section chunks whose page
-range contains the page of their own heading.
+Chunk-page (PDFs): over every chunk, either tier, whose own text holds a heading line that
+matched a truth entry, the share whose page range contains that entry's true page.
 
     python scripts/eval_headings.py [--corpus ../shared/corpus] [--json out.json] [--only NAME]
 """
@@ -63,7 +63,8 @@ class Score:
     mode: str = ""
     error: str = ""
     seconds: float = 0.0
-    chunk_page: float | None = None
+    chunk_page_ok: int = 0
+    chunk_page_n: int = 0
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -80,13 +81,27 @@ class Score:
         return 2 * p * r / (p + r) if p + r else 0.0
 
     @property
+    def chunk_page(self) -> float | None:
+        return self.chunk_page_ok / self.chunk_page_n if self.chunk_page_n else None
+
+    @property
     def level_acc(self) -> float:
         return self.level_ok / self.matched if self.matched else 0.0
 
 
-def detected_headings(doc: Document) -> list[tuple[int, str, int | None]]:
-    """(level, title, page 0-based or None) for each ATX heading line of the text."""
-    out: list[tuple[int, str, int | None]] = []
+@dataclass(frozen=True)
+class Found:
+    """An ATX heading line of the extracted text."""
+
+    level: int
+    title: str
+    page: int | None  # 0-based page the line lies on, None for unpaginated text
+    start: int  # char offset of the line in ``doc.text``
+
+
+def detected_headings(doc: Document) -> list[Found]:
+    """Every ATX heading line of the text, with its page (0-based) and offset."""
+    out: list[Found] = []
     pages = doc.pages
     k = 0
     for m in _ATX.finditer(doc.text):
@@ -95,18 +110,17 @@ def detected_headings(doc: Document) -> list[tuple[int, str, int | None]]:
             while k + 1 < len(pages) and pages[k].char_end <= m.start():
                 k += 1
             page = pages[k].number - 1
-        out.append((len(m.group(1)), m.group(2), page))
+        out.append(Found(len(m.group(1)), m.group(2), page, m.start()))
     return out
 
 
-def score(
-    name: str, truth: list[dict[str, Any]], found: list[tuple[int, str, int | None]], paged: bool
-) -> Score:
-    s = Score(name, truth=len(truth), detected=len(found))
-    keys = [norm(t) for _, t, _ in found]
+def match(truth: list[dict[str, Any]], found: list[Found], paged: bool) -> dict[int, int]:
+    """Detected index → truth index: same normalized title, page ±1 (PDF), in order, once."""
+    keys = [norm(f.title) for f in found]
     used = [False] * len(found)
+    pairs: dict[int, int] = {}
     start = 0
-    for entry in truth:
+    for t, entry in enumerate(truth):
         key = norm(str(entry.get("title", "")))
         tpage = entry.get("page")
         hit = None
@@ -114,7 +128,7 @@ def score(
             for j in order:
                 if used[j] or keys[j] != key:
                     continue
-                fpage = found[j][2]
+                fpage = found[j].page
                 if (
                     paged
                     and tpage is not None
@@ -130,34 +144,59 @@ def score(
             continue
         used[hit] = True
         start = hit + 1
-        s.matched += 1
-        if found[hit][0] == int(entry.get("level", 0)):
-            s.level_ok += 1
+        pairs[hit] = t
+    return pairs
+
+
+def score(
+    name: str,
+    truth: list[dict[str, Any]],
+    found: list[Found],
+    paged: bool,
+    pairs: dict[int, int] | None = None,
+) -> Score:
+    s = Score(name, truth=len(truth), detected=len(found))
+    if pairs is None:
+        pairs = match(truth, found, paged)
+    s.matched = len(pairs)
+    s.level_ok = sum(1 for j, t in pairs.items() if found[j].level == int(truth[t].get("level", 0)))
     return s
 
 
-def chunk_page_metric(doc: Document) -> float | None:
-    try:
-        import pipeline
-    except ImportError:
+def chunk_page_metric(
+    doc: Document, truth: list[dict[str, Any]], found: list[Found], pairs: dict[int, int]
+) -> tuple[int, int] | None:
+    """(chunks whose page range holds the true page of every heading in them, chunks counted).
+
+    A chunk (either tier) is counted when its own range ``[char_start, char_end)`` holds a
+    detected heading line that matched a truth entry; it is right when
+    ``page_start <= truth page (1-based) <= page_end`` for each such heading. Continuation
+    sections of a long heading section hold no heading line and are not counted: their
+    pages are whatever the text they carry is on, which no truth entry says.
+    """
+    from bisect import bisect_left
+
+    from pipeline import chunk_document
+
+    if not doc.pages or not pairs:
         return None
-    chunk_document = getattr(pipeline, "chunk_document", None)
-    if chunk_document is None or not doc.pages:
-        return None
-    heads: dict[str, list[int]] = {}
-    for _, title, page in detected_headings(doc):
-        if page is not None:
-            heads.setdefault(" ".join(title.split()), []).append(page + 1)
+    starts = [f.start for f in found]
     total = ok = 0
     for ch in chunk_document(doc):
-        if getattr(ch, "tier", "") != "section" or not getattr(ch, "section_title", ""):
+        if ch.page_start is None or ch.page_end is None:
             continue
-        pages = heads.get(" ".join(str(ch.section_title).split()))
-        if not pages or ch.page_start is None or ch.page_end is None:
+        lo = bisect_left(starts, ch.char_start)
+        hi = bisect_left(starts, ch.char_end)
+        pages = [
+            int(truth[pairs[j]]["page"]) + 1
+            for j in range(lo, hi)
+            if j in pairs and truth[pairs[j]].get("page") is not None
+        ]
+        if not pages:
             continue
         total += 1
-        ok += any(ch.page_start <= p <= ch.page_end for p in pages)
-    return ok / total if total else None
+        ok += all(ch.page_start <= p <= ch.page_end for p in pages)
+    return ok, total
 
 
 def run_one(path: Path, truth_path: Path, *, use_outline: bool, paged: bool) -> Score:
@@ -169,22 +208,59 @@ def run_one(path: Path, truth_path: Path, *, use_outline: bool, paged: bool) -> 
         s = Score(path.name, truth=len(truth), error=f"{type(exc).__name__}: {exc.reason}")
         s.seconds = time.perf_counter() - t0
         return s
-    s = score(path.name, truth, detected_headings(doc), paged)
+    found = detected_headings(doc)
+    pairs = match(truth, found, paged)
+    s = score(path.name, truth, found, paged, pairs)
     s.seconds = time.perf_counter() - t0
     s.mode = str(doc.heading_mode or "")
-    s.chunk_page = chunk_page_metric(doc)
+    cp = chunk_page_metric(doc, truth, found, pairs) if paged else None
+    if cp is not None:
+        s.chunk_page_ok, s.chunk_page_n = cp
     return s
+
+
+# Files whose ground truth holds many entries no typographic evidence can find: reported,
+# and summarized with and without them, so one file does not hide the rest.
+HARD_FOR_FONTS = {
+    "biblatex-manual.pdf": (
+        "biblatex-manual: ~1,090 of its 1,588 bookmarks are option/command names (e.g. "
+        "`sorting`, `\\printbibliography`) typeset as margin labels or `\\item` labels at "
+        "body size, in the body font, inline with their description; only the outline names "
+        "them as headings. Font evidence finds the ~60 numbered section headings and the "
+        "chapters, so its --no-outline recall is low by construction."
+    ),
+}
+
+
+def _sum(rows: list[Score], name: str) -> Score:
+    tot = Score(name)
+    for r in rows:
+        tot.truth += r.truth
+        tot.detected += r.detected
+        tot.matched += r.matched
+        tot.level_ok += r.level_ok
+        tot.chunk_page_ok += r.chunk_page_ok
+        tot.chunk_page_n += r.chunk_page_n
+    return tot
+
+
+def _macro(rows: list[Score]) -> float:
+    ok = [r for r in rows if not r.error]
+    return sum(r.f1 for r in ok) / len(ok) if ok else 0.0
+
+
+def _cp(r: Score) -> str:
+    return f"{r.chunk_page:.3f} ({r.chunk_page_ok}/{r.chunk_page_n})" if r.chunk_page_n else "-"
 
 
 def table(title: str, rows: list[Score]) -> str:
     out = [f"\n## {title}\n"]
     out.append(
         "| file | mode | truth | found | matched | precision | recall | F1 | level acc"
-        " | chunk-page | s |"
+        " | chunk-page (ok/n) | s |"
     )
     out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        cp = f"{r.chunk_page:.2f}" if r.chunk_page is not None else "-"
         if r.error:
             out.append(
                 f"| {r.name} | error | {r.truth} | 0 | 0 | - | 0.00 | - | - | - | "
@@ -193,22 +269,53 @@ def table(title: str, rows: list[Score]) -> str:
             continue
         out.append(
             f"| {r.name} | {r.mode} | {r.truth} | {r.detected} | {r.matched} | {r.precision:.2f} |"
-            f" {r.recall:.2f} | {r.f1:.2f} | {r.level_acc:.2f} | {cp} | {r.seconds:.1f} |"
+            f" {r.recall:.2f} | {r.f1:.2f} | {r.level_acc:.2f} | {_cp(r)} | {r.seconds:.1f} |"
         )
-    tot = Score("overall (micro)")
-    for r in rows:
-        tot.truth += r.truth
-        tot.detected += r.detected
-        tot.matched += r.matched
-        tot.level_ok += r.level_ok
-    ok = [r for r in rows if not r.error]
-    macro_f1 = sum(r.f1 for r in ok) / len(ok) if ok else 0.0
+    groups = [("all files", rows)]
+    easy = [r for r in rows if r.name not in HARD_FOR_FONTS]
+    if len(easy) < len(rows):
+        groups.append(("without " + ", ".join(sorted(HARD_FOR_FONTS)), easy))
+    for label, group in groups:
+        tot = _sum(group, label)
+        n_ok = sum(1 for r in group if not r.error)
+        out.append(
+            f"| **micro, {label}** | | {tot.truth} | {tot.detected} | {tot.matched} |"
+            f" **{tot.precision:.2f}** | **{tot.recall:.2f}** | **{tot.f1:.2f}** |"
+            f" {tot.level_acc:.2f} | {_cp(tot)} | |"
+        )
+        out.append(
+            f"| **macro F1, {label}** ({n_ok} readable) | | | | | | | **{_macro(group):.2f}** |"
+            " | | |"
+        )
+    notes = [HARD_FOR_FONTS[r.name] for r in rows if r.name in HARD_FOR_FONTS]
+    if notes and "no-outline" in title:
+        out.append("")
+        out.extend(f"Note: {n}" for n in notes)
+    return "\n".join(out)
+
+
+def summary(results: dict[str, list[Score]]) -> str:
+    out = ["\n## Summary\n"]
     out.append(
-        f"| **overall (micro)** | | {tot.truth} | {tot.detected} | {tot.matched} |"
-        f" **{tot.precision:.2f}** | **{tot.recall:.2f}** | **{tot.f1:.2f}** |"
-        f" {tot.level_acc:.2f} | | |"
+        "| run | micro P | micro R | micro F1 | macro F1 | micro F1 w/o hard | macro F1 w/o hard"
+        " | level acc | chunk-page |"
     )
-    out.append(f"| macro F1 over {len(ok)} readable files | | | | | | | {macro_f1:.2f} | | | |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, rows in results.items():
+        tot = _sum(rows, label)
+        easy = [r for r in rows if r.name not in HARD_FOR_FONTS]
+        e = _sum(easy, label)
+        out.append(
+            f"| {label} | {tot.precision:.2f} | {tot.recall:.2f} | {tot.f1:.2f} |"
+            f" {_macro(rows):.2f} | {e.f1:.2f} | {_macro(easy):.2f} | {tot.level_acc:.2f} |"
+            f" {_cp(tot)} |"
+        )
+    out.append(
+        '\n"hard" = ' + ", ".join(sorted(HARD_FOR_FONTS)) + " (see the note above). Goals:"
+        " with outline R ≥ 0.95 and P ≥ 0.90; --no-outline F1 ≥ 0.70; chunk-page ≥ 0.98."
+        " Unreadable files (a scan with no text layer) count as misses in micro scores and"
+        " are left out of macro F1."
+    )
     return "\n".join(out)
 
 
@@ -242,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, use in (("EPUB, with nav", True), ("EPUB, --no-outline", False)):
             results[label] = [run_one(p, t, use_outline=use, paged=False) for p, t in epubs]
             print(table(label, results[label]), flush=True)
+    print(summary(results), flush=True)
     if args.json:
         args.json.write_text(
             json.dumps(
@@ -258,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                             "f1": r.f1,
                             "level_accuracy": r.level_acc,
                             "chunk_page": r.chunk_page,
+                            "chunk_page_counted": r.chunk_page_n,
                             "error": r.error,
                             "seconds": r.seconds,
                         }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import zipfile
 from pathlib import Path
@@ -203,3 +204,156 @@ def test_real_epub_nested_nav() -> None:
     assert "I. The Rabbi and the Diadem" in titles or "1. The Rabbi and The Diadem" in titles
     assert (1, "SECTION IV FAIRY STORIES—MODERN FANTASTIC TALES") in heads
     assert doc.metadata["author"].startswith("Charles Madison Curry")
+
+
+# --- page-list: EPUB 3 nav and NCX pageList --------------------------------------------------
+
+PAGED_OPF3 = """<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="uid">urn:uuid:0000-paged</dc:identifier>
+    <dc:title>Paged Book</dc:title><dc:language>en</dc:language>
+    <meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
+  </metadata>
+  <manifest>
+    <item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+    <item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>
+  </manifest>
+  <spine><itemref idref="c1"/><itemref idref="c2"/></spine>
+</package>"""
+
+PAGED_NAV = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<head><title>Nav</title></head><body>
+<nav epub:type="toc"><ol>
+  <li><a href="c1.xhtml">One</a></li><li><a href="c2.xhtml#two">Two</a></li>
+</ol></nav>
+<nav epub:type="page-list" hidden="hidden"><ol>
+  <li><a href="c1.xhtml#p1">i</a></li>
+  <li><a href="c1.xhtml#p2">2</a></li>
+  <li><a href="c1.xhtml#p3">3</a></li>
+  <li><a href="c2.xhtml">4</a></li>
+  <li><a href="c2.xhtml#p5">5</a></li>
+</ol></nav></body></html>"""
+
+PAGED_C1 = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<head><title>c1</title></head><body>
+<span epub:type="pagebreak" id="p1" title="i"/>
+<h1>One</h1>
+<p>Alpha text on the first page. It goes on <span epub:type="pagebreak" id="p2">2</span> \
+and Beta text starts page two in the middle of a paragraph.</p>
+<div epub:type="pagebreak" id="p3" title="3"></div>
+<p>Gamma text is on page three.</p>
+</body></html>"""
+
+PAGED_C2 = """<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>c2</title></head><body>
+<h1 id="two">Two</h1>
+<p>Delta text opens page four.</p>
+<p><a id="p5"/>Epsilon text is on page five.</p>
+</body></html>"""
+
+PAGED_OPF2 = """<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="2.0" unique-identifier="uid">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="uid">urn:uuid:0000-ncx</dc:identifier>
+    <dc:title>Paged NCX Book</dc:title><dc:language>en</dc:language>
+  </metadata>
+  <manifest>
+    <item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>
+    <item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/>
+    <item id="c2" href="c2.xhtml" media-type="application/xhtml+xml"/>
+  </manifest>
+  <spine toc="ncx"><itemref idref="c1"/><itemref idref="c2"/></spine>
+</package>"""
+
+PAGED_NCX = """<?xml version="1.0" encoding="utf-8"?>
+<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1">
+<head><meta name="dtb:uid" content="urn:uuid:0000-ncx"/></head>
+<docTitle><text>Paged NCX Book</text></docTitle>
+<navMap>
+  <navPoint id="n1" playOrder="1"><navLabel><text>One</text></navLabel>
+    <content src="c1.xhtml"/></navPoint>
+  <navPoint id="n2" playOrder="2"><navLabel><text>Two</text></navLabel>
+    <content src="c2.xhtml#two"/></navPoint>
+</navMap>
+<pageList>
+  <pageTarget id="pt1" type="front" value="1" playOrder="3"><navLabel><text>i</text></navLabel>
+    <content src="c1.xhtml#p1"/></pageTarget>
+  <pageTarget id="pt2" type="normal" value="2" playOrder="4"><navLabel><text>2</text></navLabel>
+    <content src="c1.xhtml#p2"/></pageTarget>
+  <pageTarget id="pt3" type="normal" value="3" playOrder="5"><navLabel><text>3</text></navLabel>
+    <content src="c1.xhtml#p3"/></pageTarget>
+  <pageTarget id="pt4" type="normal" value="4" playOrder="6"><navLabel><text>4</text></navLabel>
+    <content src="c2.xhtml"/></pageTarget>
+  <pageTarget id="pt5" type="normal" value="5" playOrder="7"><navLabel><text>5</text></navLabel>
+    <content src="c2.xhtml#p5"/></pageTarget>
+</pageList>
+</ncx>"""
+
+
+def make_paged_epub(path: Path, *, ncx: bool = False) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")
+        zf.writestr("META-INF/container.xml", CONTAINER)
+        zf.writestr("OEBPS/content.opf", PAGED_OPF2 if ncx else PAGED_OPF3)
+        if ncx:
+            zf.writestr("OEBPS/toc.ncx", PAGED_NCX)
+        else:
+            zf.writestr("OEBPS/nav.xhtml", PAGED_NAV)
+        zf.writestr("OEBPS/c1.xhtml", PAGED_C1)
+        zf.writestr("OEBPS/c2.xhtml", PAGED_C2)
+    return path
+
+
+@pytest.mark.parametrize("ncx", [False, True], ids=["nav-page-list", "ncx-pageList"])
+def test_page_list_fills_pages(tmp_path: Path, ncx: bool) -> None:
+    doc = read_epub(make_paged_epub(tmp_path / "paged.epub", ncx=ncx))
+    text = doc.text
+    assert [(p.number, p.label) for p in doc.pages] == [
+        (1, "i"),
+        (2, "2"),
+        (3, "3"),
+        (4, "4"),
+        (5, "5"),
+    ]
+    # the pages tile the text, in order
+    assert doc.pages[0].char_start == 0 and doc.pages[-1].char_end == len(text)
+    for a, b in itertools.pairwise(doc.pages):
+        assert a.char_end == b.char_start and a.char_start <= b.char_start
+    body = {p.label: text[p.char_start : p.char_end] for p in doc.pages}
+    assert body["i"].startswith("# One") and "Alpha text" in body["i"]
+    assert body["2"].startswith("and Beta text") and "Gamma" not in body["2"]
+    assert body["3"].startswith("Gamma text")
+    assert body["4"].startswith("# Two") and "Delta text" in body["4"]
+    assert body["5"].startswith("Epsilon text")
+    # the printed page number is page boilerplate: gone from the text, counted
+    assert "It goes on and Beta" in text and " 2 and" not in text
+    assert doc.metadata["boilerplate"]["counts"]["page_number"] == 1
+    assert not re.search("[\U000f0000-\U000ffffd]", text)
+    assert doc.metadata["page_count"] == 5 and doc.metadata["page_anchors_missing"] == 0
+    assert [(e.title, e.page) for e in doc.outline] == [("One", 1), ("Two", 4)]
+
+
+def test_page_list_gives_chunk_pages(tmp_path: Path) -> None:
+    from pipeline import chunk_document
+
+    doc = read_epub(make_paged_epub(tmp_path / "paged.epub"))
+    chunks = chunk_document(doc)
+    assert chunks and all(c.page_start is not None for c in chunks)
+    assert min(c.page_start or 0 for c in chunks) == 1
+    assert max(c.page_end or 0 for c in chunks) == 5
+    for c in chunks:  # a chunk's pages are those its first and last characters lie on
+        first = next(p for p in doc.pages if p.char_start <= c.char_start < p.char_end)
+        assert c.page_start == first.number
+
+
+def test_real_epub_page_list() -> None:
+    doc = read_epub(FIXTURES / "childrens-literature.epub")
+    assert len(doc.pages) == 92 and doc.pages[0].label == "169"
+    assert doc.metadata["page_anchors_missing"] == 0
+    assert doc.metadata["boilerplate"]["counts"]["page_number"] > 50
+    p = next(pg for pg in doc.pages if pg.label == "219")
+    assert doc.text[p.char_start :].startswith("played with my companions")

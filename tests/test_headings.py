@@ -69,3 +69,14 @@ def test_mode_rule_in_chunk_metadata() -> None:
     assert {c.heading_mode for c in chunks} == {"heuristic"}
     snippets = [c for c in chunks if c.tier == "snippet"]
     assert any(c.breadcrumb[-1] == "CHAPTER II" for c in snippets)
+
+
+def test_pipe_tables_in_flat_text_are_table_blocks() -> None:
+    rows = "\n".join(f"| r{i} | {i} |" for i in range(200))
+    src = f"Intro text.\n\n| name | n |\n|---|---|\n{rows}\n\nNot | a table here.\n"
+    blocks, _, _ = parse_text(src)
+    assert [b.kind for b in blocks] == ["paragraph", "table", "paragraph"]
+    chunks = chunk_text(src)
+    tables = [c for c in chunks if c.contains_table]
+    assert tables and all(c.table_headers == ("name", "n") for c in tables)
+    assert all("| name | n |\n|---|---|" in c.text for c in tables)

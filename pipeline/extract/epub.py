@@ -10,6 +10,7 @@ import logging
 import posixpath
 import re
 import zipfile
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 from urllib.parse import unquote, urldefrag
 
 from ..errors import EmptyDocumentError
-from ..model import Document, OutlineEntry
+from ..model import Document, OutlineEntry, Page
 from ..parse.boilerplate import empty_record
 from .errors import CorruptFileError, DrmProtectedError
 from .pdf_headings import norm_title
@@ -61,7 +62,15 @@ _BLOCK = frozenset(
 )
 _SKIP = frozenset({"head", "script", "style", "template", "svg", "math", "object", "iframe"})
 _WS = re.compile(r"[ \t\r\n\u00a0]+")
-_LEADING_MARKER = re.compile(r"^(\s*)([#>+*\-=]|\d{1,9}[.)])(?=\s|$)", re.MULTILINE)
+# page-list anchors travel through the conversion as one private-use character each
+# (U+F0000 + the page's index) and are taken out, as offsets, when the text is assembled
+_MARK_BASE = 0xF0000
+_MARK_MAX = 0xFFFFD
+_MARKS = re.compile("[\U000f0000-\U000ffffd]+")
+_LEADING_MARKER = re.compile(
+    "^(\\s*[\U000f0000-\U000ffffd]*)([#>+*\\-=]|\\d{1,9}[.)])(?=\\s|$)", re.MULTILINE
+)
+_BLOCK_PREFIX = re.compile(r"^\s*(?:#{1,6}\s+|>\s?|[-*+]\s+|\d{1,9}[.)]\s+|\|\s?)?$")
 _INLINE_ESCAPE = re.compile(r"([\\`*<\[\]])")
 
 
@@ -194,6 +203,150 @@ def _entry(level: int, title: str, href: str, base: str) -> NavEntry:
     return NavEntry(level, title, file, unquote(frag))
 
 
+@dataclass(frozen=True, slots=True)
+class PageTarget:
+    label: str
+    file: str | None
+    fragment: str
+
+
+def _page_list_from_xhtml(root: Any, base: str) -> list[PageTarget]:
+    """The ``<nav epub:type="page-list">`` of an EPUB 3 navigation document."""
+    nav = next(
+        (
+            el
+            for el in root.iter()
+            if _local(el) == "nav" and "page-list" in _attr(el, "type").split()
+        ),
+        None,
+    )
+    if nav is None:
+        return []
+    out: list[PageTarget] = []
+    for a in nav.iter():
+        if _local(a) == "a" and _attr(a, "href"):
+            e = _entry(0, _text(a), _attr(a, "href"), base)
+            out.append(PageTarget(e.title, e.file, e.fragment))
+    return out
+
+
+def _page_list_from_ncx(root: Any, base: str) -> list[PageTarget]:
+    """The ``<pageList>`` of an NCX."""
+    out: list[PageTarget] = []
+    for el in root.iter():
+        if _local(el) != "pagetarget":
+            continue
+        label = next((x for x in el.iter() if _local(x) == "text"), None)
+        content = next((x for x in el if _local(x) == "content"), None)
+        src = _attr(content, "src") if content is not None else ""
+        if not src:
+            continue
+        text = _text(label) if label is not None else _attr(el, "value")
+        e = _entry(0, text, src, base)
+        out.append(PageTarget(e.title, e.file, e.fragment))
+    return out
+
+
+def _mark_pages(
+    root: Any, body: Any, name: str, page_list: list[PageTarget], removed: list[str]
+) -> int:
+    """Put each page anchor of this file into the tree as its mark character; count them.
+
+    A page-break element that prints its own page number (``<span epub:type="pagebreak">
+    169</span>``) loses that number: it is page boilerplate, recorded in ``removed``.
+    """
+    wanted: dict[str, list[int]] = {}
+    n = 0
+    for k, t in enumerate(page_list):
+        if t.file != name or k > _MARK_MAX - _MARK_BASE:
+            continue
+        if not t.fragment:
+            body.text = chr(_MARK_BASE + k) + (body.text or "")
+            n += 1
+        else:
+            wanted.setdefault(t.fragment, []).append(k)
+    if not wanted:
+        return n
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        ids = wanted.pop(el.get("id") or "", None)
+        if ids is None:
+            continue
+        marks = "".join(chr(_MARK_BASE + k) for k in ids)
+        if _local(el) in _SKIP or _local(el) in {"hr", "img", "br"}:
+            el.tail = marks + (el.tail or "")  # the element itself is not rendered
+        else:
+            printed = _text(el)
+            label = page_list[ids[0]].label
+            if (
+                printed
+                and len(el) == 0
+                and printed.strip("[]() ").casefold()
+                in {
+                    label.casefold(),
+                    f"page {label}".casefold(),
+                    f"p. {label}".casefold(),
+                }
+            ):
+                removed.append(printed)
+                el.text = marks
+            else:
+                el.text = marks + (el.text or "")
+        n += len(ids)
+        if not wanted:
+            break
+    return n
+
+
+def _take_marks(text: str, base: int, found: dict[int, int]) -> str:
+    """``text`` without its page marks; each mark's offset (``base`` + position) recorded.
+
+    A mark in front of a block's first content (after ``## ``, ``- ``, ``> ``…) stands
+    for the block's start; a mark between two spaces takes one of them with it.
+    """
+    parts: list[str] = []
+    size = 0
+    i = 0
+    for m in _MARKS.finditer(text):
+        chunk = text[i : m.start()]
+        parts.append(chunk)
+        size += len(chunk)
+        first_line = "\n" not in "".join(parts)
+        at = 0 if first_line and _BLOCK_PREFIX.match("".join(parts)) else size
+        for ch in m.group():
+            found.setdefault(ord(ch) - _MARK_BASE, base + at)
+        i = m.end()
+        if m.start() > 0 and text[m.start() - 1] == " " and i < len(text) and text[i] == " ":
+            i += 1
+    parts.append(text[i:])
+    return "".join(parts)
+
+
+def _page_map(page_list: list[PageTarget], found: dict[int, int], end: int) -> tuple[Page, ...]:
+    """Pages in page-list order; a page whose anchor was never met starts where the next does."""
+    n = len(page_list)
+    starts: list[int] = [0] * n
+    nxt = end
+    for k in range(n - 1, -1, -1):
+        at = found.get(k)
+        nxt = min(nxt, at) if at is not None else nxt
+        starts[k] = nxt
+    if n:
+        starts[0] = 0
+    for k in range(1, n):  # reading order wins over a page-list out of order
+        starts[k] = max(starts[k], starts[k - 1])
+    return tuple(
+        Page(
+            number=k + 1,
+            label=page_list[k].label or None,
+            char_start=starts[k],
+            char_end=starts[k + 1] if k + 1 < n else end,
+        )
+        for k in range(n)
+    )
+
+
 # --- XHTML → markdown ------------------------------------------------------------------------
 
 
@@ -208,11 +361,14 @@ class _Out:
             self.heading(e.level, e.title, from_nav=True)
         self.pending = []
 
-    def heading(self, level: int, title: str, *, from_nav: bool = False) -> None:
-        title = " ".join(title.replace("#", " ").split())
+    def heading(self, level: int, title: str, *, from_nav: bool = False, marks: str = "") -> None:
+        marks += "".join(_MARKS.findall(title))
+        title = " ".join(_MARKS.sub("", title).replace("#", " ").split())
         if title:
             lvl = max(1, min(level, 6))
-            self.blocks.append(("heading", "#" * lvl + " " + title, lvl, title))
+            self.blocks.append(("heading", marks + "#" * lvl + " " + title, lvl, title))
+        elif marks:
+            self.blocks.append(("para", marks, 0, ""))
 
     def para(self, text: str) -> None:
         if text.strip():
@@ -287,12 +443,17 @@ class _Converter:
 
     def heading(self, el: Any, level: int) -> None:
         title = _WS.sub(" ", _inline(el)).strip()
+        marks = "".join(_MARKS.findall(title))
+        title = _MARKS.sub("", title).strip()
         navs = self.ids_at(el, deep=True)
         pending = self.out.pending + navs
         self.out.pending = []
         if not title:
             for e in pending:
-                self.out.heading(e.level, e.title, from_nav=True)
+                self.out.heading(e.level, e.title, from_nav=True, marks=marks)
+                marks = ""
+            if marks:
+                self.out.blocks.append(("para", marks, 0, ""))
             return
         key = norm_title(title)
         match = next((e for e in pending if norm_title(e.title) == key), None)
@@ -306,12 +467,12 @@ class _Converter:
             nav_key = norm_title(match.title)
             if nav_key != key and nav_key.startswith(key):
                 title = match.title  # "190" + nav "190 A Four-Leaved Clover"
-            self.out.heading(match.level, title)
+            self.out.heading(match.level, title, marks=marks)
             return
         lm = self.out.last_match
         if lm is not None and level > lm[0]:
             level = lm[1] + (level - lm[0])
-        self.out.heading(level, title)
+        self.out.heading(level, title, marks=marks)
 
     def block(self, el: Any) -> None:
         tag = _local(el)
@@ -491,6 +652,19 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
         base = posixpath.dirname(it.get_name())
         nav = _nav_from_xhtml(root, base) if kind == "nav" else _nav_from_ncx(root, base)
         nav_source = f"{kind}:{it.get_name()}"
+    page_list: list[PageTarget] = []
+    page_list_source = ""
+    for it, kind in ((nav_item, "nav"), (ncx_item, "ncx")):
+        if it is None or page_list:
+            continue
+        root = _parse_xml(getattr(it, "content", None) or it.get_content())
+        if root is None:
+            continue
+        base = posixpath.dirname(it.get_name())
+        page_list = (
+            _page_list_from_xhtml(root, base) if kind == "nav" else _page_list_from_ncx(root, base)
+        )
+        page_list_source = f"{kind}:{it.get_name()}" if page_list else ""
     # entries without a link point where their first child points
     fixed: list[NavEntry] = []
     for i, e in enumerate(nav):
@@ -513,6 +687,7 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
         spine_docs.append(it)
 
     out = _Out()
+    printed_numbers: list[str] = []
     removed_nav = (
         1 if nav_item is not None and any(idref == nav_item.id for idref, _ in book.spine) else 0
     )
@@ -524,6 +699,8 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
             log.warning("%s: unreadable chapter %s skipped", src, name)
             continue
         body = next((el for el in root.iter() if _local(el) == "body"), root)
+        if page_list:
+            _mark_pages(root, body, name, page_list, printed_numbers)
         targets: dict[str, list[NavEntry]] = {}
         file_entries: list[NavEntry] = []
         if use_nav:
@@ -549,20 +726,45 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
 
     parts: list[str] = []
     outline: list[OutlineEntry] = []
+    found: dict[int, int] = {}
+    waiting: list[int] = []  # marks of blocks left empty: they start the next block
     pos = 0
     for kind, text, lvl, title in out.blocks:
-        if not text:
+        here: dict[int, int] = {}
+        if page_list:
+            text = _take_marks(text, pos + (2 if parts else 0), here)
+        if not text.strip():
+            waiting.extend(here)
             continue
         if parts:
             parts.append("\n\n")
             pos += 2
+        for k in waiting:
+            found.setdefault(k, pos)
+        waiting = []
+        for k, at in here.items():
+            found.setdefault(k, at)
         if kind == "heading":
             outline.append(OutlineEntry(lvl, title, None, pos))
         parts.append(text)
         pos += len(text)
+    for k in waiting:
+        found.setdefault(k, pos)
     text_out = "".join(parts)
     if not text_out.strip():
         raise EmptyDocumentError(src, "the EPUB has no text")
+    pages = _page_map(page_list, found, len(text_out) + 1) if page_list else ()
+    if pages:
+        starts = [pg.char_start for pg in pages]
+        outline = [
+            OutlineEntry(
+                e.level,
+                e.title,
+                pages[max(0, bisect_right(starts, e.char_start or 0) - 1)].number,
+                e.char_start,
+            )
+            for e in outline
+        ]
     titles = _meta(book, "title")
     authors = _meta(book, "creator")
     title = titles[0] if titles else p.stem
@@ -577,6 +779,11 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
                 "text": f"navigation document {nav_item.get_name() if nav_item else ''}",
             }
         )
+    if printed_numbers:
+        boiler["counts"]["page_number"] = len(printed_numbers)
+        boiler["removed"].extend(
+            {"page": None, "line": None, "kind": "page_number", "text": t} for t in printed_numbers
+        )
     return Document(
         text=text_out + "\n",
         source=src,
@@ -584,7 +791,7 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
         markup="markdown",
         title=title,
         heading_mode="outline" if use_nav and nav else "markdown",
-        pages=(),
+        pages=pages,
         outline=tuple(outline),
         metadata={
             "title": title,
@@ -594,7 +801,10 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
             "publisher": (_meta(book, "publisher") or [""])[0],
             "identifier": (_meta(book, "identifier") or [""])[0],
             "date": (_meta(book, "date") or [""])[0],
-            "page_count": None,
+            "page_count": len(pages) if pages else None,
+            "page_list_source": page_list_source,
+            "page_list_entries": len(page_list),
+            "page_anchors_missing": len(page_list) - len(found) if page_list else 0,
             "chapters": len(spine_docs),
             "nav_entries": len(nav),
             "nav_source": nav_source,

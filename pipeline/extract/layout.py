@@ -52,6 +52,9 @@ class Line(NamedTuple):
     size: float
     bold: bool
     mono: bool
+    # (x, text) of each horizontally separate run of the line, when it has two or more:
+    # the evidence for table columns
+    cells: tuple[tuple[float, str], ...] = ()
 
 
 _GLYPH_DIGITS = {
@@ -109,7 +112,17 @@ def _font_flags(font: Any, cache: dict[int, tuple[bool, bool]]) -> tuple[bool, b
 class LineCollector:
     """A ``visitor_text`` callback that groups pypdf's text runs into lines."""
 
-    __slots__ = ("_bold", "_chars", "_fonts", "_mono", "_parts", "_pos", "_sizes", "lines")
+    __slots__ = (
+        "_bold",
+        "_chars",
+        "_fonts",
+        "_mono",
+        "_parts",
+        "_pos",
+        "_segs",
+        "_sizes",
+        "lines",
+    )
 
     def __init__(self) -> None:
         self.lines: list[Line] = []
@@ -123,6 +136,7 @@ class LineCollector:
         self._chars = 0
         self._bold = 0
         self._mono = 0
+        self._segs: list[tuple[float, float, str]] = []  # x, estimated end x, text
 
     def __call__(self, text: str, cm: Any, tm: Any, font: Any, size: Any) -> None:
         if not text:
@@ -138,8 +152,10 @@ class LineCollector:
                         ca, cb, cc, cd, ce, cf = (float(v) for v in cm[:6])
                         scale = ((c * ca + d * cc) ** 2 + (c * cb + d * cd) ** 2) ** 0.5
                         eff = abs(float(size)) * scale
+                        x = e * ca + f * cc + ce
                         if self._pos is None:
-                            self._pos = (e * ca + f * cc + ce, e * cb + f * cd + cf)
+                            self._pos = (x, e * cb + f * cd + cf)
+                        self._segment(x, eff, piece)
                     except (TypeError, ValueError):
                         eff = 0.0
                     bold, mono = _font_flags(font, self._fonts)
@@ -151,8 +167,24 @@ class LineCollector:
             if k < last:
                 self._end_line()
 
+    def _segment(self, x: float, size: float, piece: str) -> None:
+        """Start a new cell when the run begins well right of where the last one ended."""
+        width = len(piece) * size * 0.55
+        segs = self._segs
+        if segs:
+            x0, end, prev = segs[-1]
+            if x <= end + max(size * 1.5, 4.0) and x >= x0 - 1.0:
+                segs[-1] = (x0, max(end, x + width), prev + piece)
+                return
+        segs.append((x, x + width, piece))
+
     def _end_line(self) -> None:
         text = clean_text("".join(self._parts))
+        cells: tuple[tuple[float, str], ...] = ()
+        if len(self._segs) >= 2:
+            cells = tuple((round(x, 1), t) for x, _end, raw in self._segs if (t := clean_text(raw)))
+            if len(cells) < 2:
+                cells = ()
         if text:
             x, y = self._pos or (0.0, 0.0)
             size = self._sizes.most_common(1)[0][0] if self._sizes else 0.0
@@ -165,6 +197,7 @@ class LineCollector:
                     size,
                     self._bold / chars >= 0.8,
                     self._mono / chars >= 0.8,
+                    cells,
                 )
             )
         self._reset()

@@ -28,6 +28,7 @@ from .pdf_headings import (
     plan_from_fonts,
     plan_from_outline,
 )
+from .pdf_tables import find_tables, to_markdown
 
 log = logging.getLogger("folio.extract")
 
@@ -107,13 +108,35 @@ def _extract_one(reader: Any, i: int) -> list[Line] | str:
         return f"{type(exc).__name__}: {exc}"
 
 
+def default_workers(n_pages: int) -> int:
+    """Processes worth starting: one per idle core, up to 4, from ``PARALLEL_MIN_PAGES``.
+
+    The pool's own cost is small (each worker re-opens the file: ~0.3 s for a 350-page
+    manual; pickling the lines back: ~0.15 s), so it pays whenever a core is idle. On a
+    machine already busy (1-minute load ≥ cores) a second process only takes turns with
+    the first, so the pages are read in-line. The output is the same either way.
+    """
+    if n_pages < PARALLEL_MIN_PAGES:
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = 0.0
+    idle = int(cores - load + 1.0)  # this process is one of the runnable ones
+    return max(1, min(cores, 4, idle))
+
+
 def extract_lines(
     path: Path, reader: Any, *, workers: int | None = None, password: str | None = None
 ) -> list[list[Line] | str]:
     """Lines of every page, in order; a page that failed gives its error message instead."""
     n = len(reader.pages)
     if workers is None:
-        workers = min(os.cpu_count() or 1, 4) if n >= PARALLEL_MIN_PAGES else 1
+        workers = default_workers(n)
     workers = min(workers, n)
     if workers <= 1 or n < 2:
         return [_extract_one(reader, i) for i in range(n)]
@@ -198,6 +221,11 @@ class TextBuilder:
         self.outline.append(OutlineEntry(level, title, page + 1, self.pos))
         self._put("#" * level + " " + title)
 
+    def table(self, page: int, markdown: str) -> None:
+        self._sep()
+        self._mark(page)
+        self._put(markdown)
+
     def paragraph(self, pieces: Sequence[tuple[int, str]], vocab: set[str], mono: bool) -> None:
         if not pieces:
             return
@@ -265,12 +293,20 @@ def assemble(
         stats = page_stats(lines)
         at = plan.at.get(p, {})
         inserted = plan.inserted.get(p, {})
+        blocked = {i + k for i, pl in at.items() for k in range(pl.span)} | set(inserted)
+        tables = find_tables(lines, blocked) if any(ln.cells for ln in lines) else {}
         skip_until = -1
         for i, line in enumerate(lines):
             for level, title in inserted.get(i, ()):
                 flush()
                 b.heading(p, level, title)
             if i < skip_until:
+                continue
+            table = tables.get(i)
+            if table is not None:
+                flush()
+                b.table(p, to_markdown(table.rows))
+                skip_until = table.end
                 continue
             placed: Placed | None = at.get(i)
             if placed is not None:

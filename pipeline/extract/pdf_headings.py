@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import NamedTuple
 
 from .layout import Line
 
@@ -102,12 +104,34 @@ def _run_in_split(line: str, title: str) -> int:
     return m.end()
 
 
+_SECTION_NUMBER = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)+|\d+)\.?\s+\S")
+
+
+def _similar(a: str, b: str) -> bool:
+    """Keys that differ only a little (a math symbol printed vs its bookmark spelling)."""
+    if min(len(a), len(b)) < 8 or abs(len(a) - len(b)) > max(len(a), len(b)) * 0.3:
+        return False
+    return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.85
+
+
 def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineItem]) -> HeadingPlan:
-    """Locate each bookmark's title on its target page; insert it there when not found."""
+    """Locate each bookmark's title on its target page; insert it there when not found.
+
+    Search order for a bookmark on page ``p``: its title on one to three lines of ``p``
+    (after the previous heading placed on ``p``, then before it), a run-in title at the
+    start of a line, a line whose text is nearly the title (a printed math symbol against
+    its bookmark spelling); then, when the destination lies below every line of ``p``
+    (LaTeX anchors a heading pushed to the next page at the bottom of the page before),
+    the title at the start of page ``p + 1``. Otherwise the heading is inserted before the
+    line carrying its section number (``2.1 …``, a short bookmark title for a long printed
+    one), else before the first line below the destination, else after the previous
+    heading of the page.
+    """
     plan = HeadingPlan()
     used: set[tuple[int, int]] = set()
     cursor: dict[int, int] = {}
     keys_cache: dict[tuple[int, int, int], str] = {}
+    body = body_size(pages)
 
     def window_key(p: int, i: int, k: int) -> str:
         ck = (p, i, k)
@@ -117,6 +141,41 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
             keys_cache[ck] = hit
         return hit
 
+    def find(
+        p: int, key: str, item: OutlineItem, level: int, order: Sequence[Iterable[int]]
+    ) -> tuple[int, Placed] | None:
+        lines = pages[p]
+        for rng in order:
+            for i in rng:
+                if (p, i) in used:
+                    continue
+                for k in (1, 2, 3):
+                    if i + k > len(lines) or any((p, j) in used for j in range(i, i + k)):
+                        break
+                    wk = window_key(p, i, k)
+                    if wk == key and key:
+                        text = clean_heading(" ".join(ln.text for ln in lines[i : i + k]))
+                        return i, Placed(level, text or item.title, span=k)
+                    if len(wk) > len(key) + 40:
+                        break
+                if len(key) >= 4 and lines[i].text:
+                    cut = _run_in_split(lines[i].text, item.title)
+                    if cut:
+                        text = clean_heading(lines[i].text[:cut].rstrip(" .:—–"))
+                        return i, Placed(level, text or item.title, span=1, split=cut)
+        return None
+
+    def find_similar(
+        p: int, key: str, item: OutlineItem, level: int, start: int
+    ) -> tuple[int, Placed] | None:
+        lines = pages[p]
+        for i in [*range(start, len(lines)), *range(0, min(start, len(lines)))]:
+            if (p, i) in used or (lines[i].size < body * 1.05 and not lines[i].bold):
+                continue
+            if _similar(window_key(p, i, 1), key):
+                return i, Placed(level, clean_heading(item.title) or lines[i].text, span=1)
+        return None
+
     for item in items:
         p = item.page
         if not 0 <= p < len(pages):
@@ -125,46 +184,58 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
         key = norm_title(item.title)
         level = max(1, min(item.level, _MAX_LEVEL))
         start = cursor.get(p, 0)
-        hit: tuple[int, Placed] | None = None
-        for order in (range(start, len(lines)), range(0, min(start, len(lines)))):
-            for i in order:
-                if any((p, j) in used for j in (i,)):
-                    continue
-                for k in (1, 2, 3):
-                    if i + k > len(lines) or any((p, j) in used for j in range(i, i + k)):
-                        break
-                    wk = window_key(p, i, k)
-                    if wk == key and key:
-                        text = clean_heading(" ".join(ln.text for ln in lines[i : i + k]))
-                        hit = (i, Placed(level, text or item.title, span=k))
-                        break
-                    if len(wk) > len(key) + 40:
-                        break
-                if hit is None and len(key) >= 4 and lines[i].text:
-                    cut = _run_in_split(lines[i].text, item.title)
-                    if cut:
-                        text = clean_heading(lines[i].text[:cut].rstrip(" .:—–"))
-                        hit = (i, Placed(level, text or item.title, span=1, split=cut))
-                if hit is not None:
-                    break
-            if hit is not None:
-                break
+        hit = find(
+            p, key, item, level, (range(start, len(lines)), range(0, min(start, len(lines))))
+        )
+        if hit is None:
+            hit = find_similar(p, key, item, level, start)
+        page = p
+        below_all = item.top is not None and all(ln.y > item.top + 1.0 for ln in lines[start:])
+        if hit is None and below_all and p + 1 < len(pages):
+            nxt = pages[p + 1]
+            head = range(cursor.get(p + 1, 0), min(len(nxt), cursor.get(p + 1, 0) + 4))
+            hit = find(p + 1, key, item, level, (head,))
+            page = p + 1 if hit is not None else p
         if hit is not None:
             i, placed = hit
-            plan.place(p, i, placed)
+            plan.place(page, i, placed)
             for j in range(i, i + placed.span):
-                used.add((p, j))
-            cursor[p] = i + placed.span
+                used.add((page, j))
+            cursor[page] = i + placed.span
             continue
-        # not on the page: before the first line below the destination, else at the top
-        at = cursor.get(p, 0)
-        if item.top is not None:
-            for i, ln in enumerate(lines):
-                if ln.y <= item.top + 1.0 and (p, i) not in used:
-                    at = max(at, i)
-                    break
-        plan.insert(p, min(at, len(lines)), level, clean_heading(item.title) or "Untitled")
+        plan.insert(
+            p,
+            _insert_at(lines, item, start, body, used, p),
+            level,
+            clean_heading(item.title) or "Untitled",
+        )
     return plan
+
+
+def _insert_at(
+    lines: Sequence[Line],
+    item: OutlineItem,
+    start: int,
+    body: float,
+    used: set[tuple[int, int]],
+    p: int,
+) -> int:
+    """Where a bookmark whose title is not on its page goes among the page's lines."""
+    m = _SECTION_NUMBER.match(item.title.strip())
+    if m is not None:
+        number = m.group(1)
+        for i in range(start, len(lines)):
+            ln = lines[i]
+            if (p, i) in used or not (ln.size >= body * 1.05 or ln.bold):
+                continue
+            if re.match(re.escape(number) + r"\.?\s+\S", ln.text):
+                return i
+    if item.top is not None:
+        for i in range(start, len(lines)):
+            if lines[i].y <= item.top + 1.0 and (p, i) not in used:
+                return i
+        return len(lines)
+    return min(start, len(lines))
 
 
 # --- font-size evidence ------------------------------------------------------------------
@@ -211,14 +282,15 @@ def numbering_depth(text: str) -> int | None:
 def plan_from_fonts(pages: Sequence[Sequence[Line]], *, min_headings: int = 2) -> HeadingPlan:
     """Lines set larger than the body text become headings.
 
-    Levels: the numbering depth where headings of a size are numbered ("2.3" → 2), else
-    the rank of the size among the sizes used by more than one heading.
+    Display type is left out (letter-spaced words, text inside figures, one-off styles);
+    levels come from the rank of each recurring style, refined by numbering (``_levels``).
     """
     plan = HeadingPlan()
     body = body_size(pages)
     if body <= 0:
         return plan
-    skip_first = len(pages) > 5  # a title page is not a heading
+    # a title page is not a heading (a first page that opens with body text may hold some)
+    skip_first = len(pages) > 5 and len(pages[0]) <= 15
     cands: list[tuple[int, int, float]] = []  # page, line, size key
     for p, lines in enumerate(pages):
         if p == 0 and skip_first:
@@ -255,36 +327,133 @@ def plan_from_fonts(pages: Sequence[Sequence[Line]], *, min_headings: int = 2) -
                 g.append(c)
                 continue
         groups.append([c])
-    heads: list[tuple[int, int, int, float, str]] = []  # page, line, span, size, text
+    heads: list[_Head] = []
     for g in groups:
         p, i, _ = g[0]
         text = clean_heading(" ".join(pages[p][j].text for _, j, _ in g))
         text = _TRAILING_NUM.sub("", text) if len(text.split()) > 2 else text
-        if not text or _NUMBER_ONLY.match(text) or len(text.split()) > 20:
+        if not text or _NUMBER_ONLY.match(text) or len(text.split()) > 20 or _is_junk(text):
             continue
-        heads.append((p, i, len(g), max(s for _, _, s in g), text))
+        bold = all(pages[p][j].bold for _, j, _ in g)
+        heads.append(_Head(p, i, len(g), (max(s for _, _, s in g), bold), text))
+    heads = _drop_figure_text(heads)
     if len(heads) < min_headings:
         return plan
-    by_size: dict[float, list[int]] = {}
-    count: Counter[float] = Counter()
-    for _, _, _, size, text in heads:
-        count[size] += 1
-        depth = numbering_depth(text)
-        if depth is not None:
-            by_size.setdefault(size, []).append(depth)
-    frequent = sorted((s for s in count if count[s] > 1), reverse=True)
-    rank: dict[float, int] = {}
-    for s in count:
-        if s in by_size:
-            rank[s] = Counter(by_size[s]).most_common(1)[0][0]
-            continue
-        smaller = [f for f in frequent if f <= s]
-        rank[s] = min(frequent.index(smaller[0]) + 1, _MAX_LEVEL) if smaller else 1
-    for p, i, span, size, text in heads:
-        depth = numbering_depth(text)
-        level = depth if depth is not None and size not in by_size else rank[size]
-        plan.place(p, i, Placed(level, text, span=span))
+    for h, level in _levels(heads, pages):
+        plan.place(h.page, h.line, Placed(level, h.text, span=h.span))
     return plan
+
+
+class _Head(NamedTuple):
+    page: int
+    line: int
+    span: int
+    style: tuple[float, bool]  # (size key, bold)
+    text: str
+
+
+_LETTER_SPACED = re.compile(r"^(?:\S\s){3,}")
+_PART = re.compile(r"^(?:part|teil|partie|book)\s+(?:[ivxlc]+|\d+|[a-z]+)\b", re.IGNORECASE)
+_LEADING_NUMBER = re.compile(r"^(?:\d+|[A-Z])(?:\.\d+)*\.?\s")
+
+
+def _is_junk(text: str) -> bool:
+    """Letter-spaced display type (``S E C O N D``) and one word repeated (figure text)."""
+    tokens = text.split()
+    if len(tokens) >= 4 and sum(len(t) == 1 for t in tokens) >= 0.6 * len(tokens):
+        return True
+    if _LETTER_SPACED.match(text) and len(tokens) >= 6:
+        return True
+    return len(tokens) >= 2 and len({t.casefold() for t in tokens}) == 1
+
+
+def _drop_figure_text(heads: list[_Head]) -> list[_Head]:
+    """Large type inside figures (book covers, posters) and on crowded display pages.
+
+    A page with five or more candidates keeps only the numbered ones and those in a style
+    used on at least three pages; then a style seen several times but on one page only,
+    never numbered, is figure text.
+    """
+    per_page: Counter[int] = Counter(h.page for h in heads)
+    pages_of: dict[tuple[float, bool], set[int]] = {}
+    for h in heads:
+        pages_of.setdefault(h.style, set()).add(h.page)
+    heads = [
+        h
+        for h in heads
+        if per_page[h.page] < 5
+        or numbering_depth(h.text) is not None
+        or len(pages_of[h.style]) >= 3
+    ]
+    count: Counter[tuple[float, bool]] = Counter(h.style for h in heads)
+    pages_of = {}
+    for h in heads:
+        pages_of.setdefault(h.style, set()).add(h.page)
+    numbered = {h.style for h in heads if numbering_depth(h.text) is not None}
+    return [
+        h
+        for h in heads
+        if not (count[h.style] >= 2 and len(pages_of[h.style]) == 1 and h.style not in numbered)
+    ]
+
+
+def _levels(heads: Sequence[_Head], pages: Sequence[Sequence[Line]]) -> list[tuple[_Head, int]]:
+    """Heading levels from the rank of each style (size, then bold) among recurring styles.
+
+    A style used by two or more headings is a level; levels go by size, bold before
+    regular at the same size. Numbering refines a style that holds several depths
+    (``3.1`` and ``3.1.2`` set alike). A style used once is kept when it is numbered
+    (ranked among the others by size), when it is larger than every recurring style
+    (a document title on the first page, or a part — ``Part II`` or a nearly empty page —
+    which pushes every other level down by one); otherwise it is display type (an epigraph,
+    a dedication, a figure label) and dropped.
+    """
+    count: Counter[tuple[float, bool]] = Counter(h.style for h in heads)
+    recurring = sorted((st for st in count if count[st] > 1), key=lambda st: (-st[0], not st[1]))
+    if not recurring:  # nothing recurs: rank every style by size
+        recurring = sorted(count, key=lambda st: (-st[0], not st[1]))
+    top = recurring[0][0]
+    numbered_style: set[tuple[float, bool]] = {
+        h.style for h in heads if numbering_depth(h.text) is not None
+    }
+    # a chapter style that carries numbers: "Introduction 1" is chapter 1 printed after
+    trailing = re.compile(r"^(.*\S)\s+(\d{1,2})$")
+    shift = 0
+    for h in heads:
+        if (
+            count[h.style] == 1
+            and h.style[0] > top + 0.25
+            and h.page > 0
+            and (_PART.match(h.text) or len(pages[h.page]) <= 4)
+        ):
+            shift = 1
+            break
+    depth_min: dict[tuple[float, bool], int] = {}
+    for h in heads:
+        d = numbering_depth(h.text)
+        if d is not None and h.style in recurring:
+            depth_min[h.style] = min(depth_min.get(h.style, d), d)
+    out: list[tuple[_Head, int]] = []
+    for h in heads:
+        text = h.text
+        if h.style in numbered_style and numbering_depth(text) is None:
+            m = trailing.match(text)
+            if m is not None and not _PART.match(text):
+                text = f"{m.group(2)} {m.group(1)}"
+                h = h._replace(text=text)
+        depth = numbering_depth(text)
+        if h.style in recurring:
+            level = recurring.index(h.style) + 1 + shift
+            if depth is not None and h.style in depth_min:
+                level += depth - depth_min[h.style]
+        elif h.style[0] > top + 0.25:
+            level = 1  # a title or a part
+        elif depth is not None:
+            level = 1 + shift + sum(1 for st in recurring if (st[0], st[1]) > h.style)
+        else:
+            continue
+        out.append((h, max(1, min(level, _MAX_LEVEL))))
+    return out
 
 
 __all__ = [

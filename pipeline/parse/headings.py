@@ -10,10 +10,13 @@ from __future__ import annotations
 import re
 from array import array
 
-from ..model import Block
+from ..model import Block, BlockKind
 from .lines import line_index, line_starts
 
 _ATX = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_PIPE_TABLE = re.compile(
+    r"\|[^\n]*\|[ \t]*\n\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*(\n|$)"
+)
 _PARA_SPLIT = re.compile(r"\n[ \t]*\n")
 _ROMAN = r"[IVXLCDM]+"
 _NUMBER_WORDS = (
@@ -189,10 +192,10 @@ def _emit(src: str, start: int, end: int, starts: array[int], out: list[Block]) 
     end = _rstrip(src, start, end)
     if end <= start:
         return
+    # Extractors emit recovered tables as GFM pipe tables: header, separator, rows.
+    kind: BlockKind = "table" if _PIPE_TABLE.match(src, start, end) else "paragraph"
     out.append(
-        Block(
-            "paragraph", start, end, line_index(starts, start) + 1, line_index(starts, end - 1) + 1
-        )
+        Block(kind, start, end, line_index(starts, start) + 1, line_index(starts, end - 1) + 1)
     )
 
 
