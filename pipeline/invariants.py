@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from .config import ChunkConfig
 from .model import Chunk
+from .parse.blocks import parse_markdown
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 
@@ -17,11 +19,12 @@ def check_chunks(
     config: ChunkConfig | None = None,
     *,
     excluded: Sequence[tuple[int, int]] = (),
+    markup: str = "markdown",
 ) -> list[str]:
     """Violations of invariants 1-3 (offsets, coverage, budget, fences, rows).
 
     ``excluded`` are source ranges legitimately left out of sections (frontmatter
-    kept as metadata).
+    kept as metadata). Fence and row checks apply to markdown (flat text has none).
     """
     config = config or ChunkConfig()
     problems: list[str] = []
@@ -43,9 +46,44 @@ def check_chunks(
                 problems.append(f"{tag}: parent {c.parent_id} is not a section")
             elif not (parent.char_start <= c.char_start and c.char_end <= parent.char_end):
                 problems.append(f"{tag}: not inside its parent section")
-        if _unbalanced_fence(c.text) and not _ends_unclosed_source_fence(src, c.char_end):
-            problems.append(f"{tag}: code fence left open")
+    if markup == "markdown":
+        problems.extend(_cut_blocks(src, chunks))
     problems.extend(_coverage(src, sections, excluded))
+    return problems
+
+
+def _cut_blocks(src: str, chunks: Sequence[Chunk]) -> list[str]:
+    """A chunk that cuts a fenced code block carries the opening fence line (prefix) and
+    a closing fence (suffix) on the cut sides; a cut table keeps its header and is cut
+    only between rows."""
+    problems: list[str] = []
+    blocks, _ = parse_markdown(src)
+    cut = [b for b in blocks if b.kind in ("code", "table")]
+    starts = [b.start for b in cut]
+    for c in chunks:
+        tag = f"{c.tier} {c.chunk_index}"
+        k = max(0, bisect_right(starts, c.char_start) - 1)
+        while k < len(cut) and cut[k].start < c.char_end:
+            b = cut[k]
+            k += 1
+            if b.end <= c.char_start:
+                continue
+            eol = src.find("\n", b.start, b.end)
+            head = src[b.start : b.end if eol == -1 else eol]
+            fenced = b.kind == "code" and bool(_FENCE.match(head))
+            inner_start, inner_end = c.char_start > b.start, c.char_end < b.end
+            if inner_start and src[c.char_start - 1] != "\n":
+                problems.append(f"{tag}: starts mid-line inside a {b.kind} block")
+            if inner_end and c.char_end < len(src) and src[c.char_end] != "\n":
+                problems.append(f"{tag}: ends mid-line inside a {b.kind} block")
+            if fenced and inner_start and not c.text.startswith(head + "\n"):
+                problems.append(f"{tag}: split code does not repeat its opening fence")
+            if fenced and inner_end and not _FENCE.match(c.text.rsplit("\n", 1)[-1]):
+                problems.append(f"{tag}: split code is not closed")
+            if b.kind == "table" and inner_start:
+                header = "\n".join(src[b.start : b.end].split("\n", 2)[:2])
+                if not c.text.startswith(header + "\n"):
+                    problems.append(f"{tag}: split table does not repeat its header")
     return problems
 
 
@@ -70,20 +108,3 @@ def _coverage(
     return problems
 
 
-def _unbalanced_fence(text: str) -> bool:
-    marker = ""
-    for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if not m:
-            continue
-        run = m.group(1)
-        if not marker:
-            marker = run
-        elif run[0] == marker[0] and len(run) >= len(marker) and not m.group(2).strip():
-            marker = ""
-    return bool(marker)
-
-
-def _ends_unclosed_source_fence(src: str, end: int) -> bool:
-    """The chunk ends where the source does, inside a fence the source never closes."""
-    return not src[end:].strip() and _unbalanced_fence(src)

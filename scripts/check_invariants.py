@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline import extract_file, make_config
+from pipeline import ExtractionError, extract_file, make_config
 from pipeline.chunk.tiers import chunk_document
 from pipeline.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
 
-SUFFIXES = {".md", ".mdx", ".markdown", ".txt"}
+SUFFIXES = {".md", ".mdx", ".markdown", ".txt", ".pdf", ".epub"}
 
 
 def files_under(paths: list[str]) -> list[Path]:
@@ -43,7 +43,11 @@ def main() -> int:
     bad = n_chunks = 0
     t0 = time.perf_counter()
     for f in files:
-        doc = extract_file(f)
+        try:
+            doc = extract_file(f)
+        except ExtractionError as exc:
+            print(f"{f}: not extracted ({type(exc).__name__}: {exc.reason})", file=sys.stderr)
+            continue
         chunks = chunk_document(doc, config)
         again = chunk_document(doc, config)
         n_chunks += len(chunks)
@@ -51,7 +55,7 @@ def main() -> int:
         if doc.markup == "markdown" and config.frontmatter != "include":
             blocks, _ = parse_markdown(doc.text)
             excluded = [(b.start, b.end) for b in blocks[:1] if b.kind == "frontmatter"]
-        problems = check_chunks(doc.text, chunks, config, excluded=excluded)
+        problems = check_chunks(doc.text, chunks, config, excluded=excluded, markup=doc.markup)
         if [c.to_dict() for c in chunks] != [c.to_dict() for c in again]:
             problems.append("determinism: a second run gave different chunks")
         if problems:

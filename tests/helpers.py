@@ -15,7 +15,7 @@ def assert_invariants(
     if markup == "markdown" and config.frontmatter != "include":
         blocks, _ = parse_markdown(src)
         excluded = [(b.start, b.end) for b in blocks[:1] if b.kind == "frontmatter"]
-    problems = check_chunks(src, chunks, config, excluded=excluded)
+    problems = check_chunks(src, chunks, config, excluded=excluded, markup=markup)
     assert not problems, problems[:10]
 
 

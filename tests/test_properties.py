@@ -11,77 +11,10 @@ from hypothesis import strategies as st
 from pipeline import chunk_markdown, chunk_text, make_config
 
 from .helpers import assert_invariants, sections
-
-WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFG0123456789é中", min_size=1, max_size=12)
-SENTENCE = st.lists(WORD, min_size=1, max_size=40).map(lambda ws: " ".join(ws) + ".")
-PARAGRAPH = st.lists(SENTENCE, min_size=1, max_size=12).map(" ".join)
-
-
-@st.composite
-def heading(draw: st.DrawFn) -> str:
-    return "#" * draw(st.integers(1, 6)) + " " + draw(WORD) + " " + draw(WORD)
-
-
-@st.composite
-def code(draw: st.DrawFn) -> str:
-    fence = draw(st.sampled_from(["```", "~~~", "````"]))
-    lines = draw(st.lists(st.text(alphabet="abc(){}; =#|-*>0123", max_size=50), max_size=80))
-    closed = draw(st.booleans())
-    return (
-        fence
-        + draw(st.sampled_from(["", "py", "rust"]))
-        + "\n"
-        + "\n".join(lines)
-        + ("\n" + fence if closed else "")
-    )
-
-
-@st.composite
-def table(draw: st.DrawFn) -> str:
-    cols = draw(st.integers(1, 5))
-    head = "| " + " | ".join(draw(WORD) for _ in range(cols)) + " |"
-    sep = "|" + "---|" * cols
-    rows = [
-        "| " + " | ".join(draw(WORD) for _ in range(cols)) + " |"
-        for _ in range(draw(st.integers(0, 120)))
-    ]
-    return "\n".join([head, sep, *rows])
-
-
-@st.composite
-def listing(draw: st.DrawFn) -> str:
-    items = draw(st.lists(PARAGRAPH, min_size=1, max_size=20))
-    marker = draw(st.sampled_from(["-", "*", "1."]))
-    return "\n".join(f"{marker} {it}" for it in items)
-
-
-BLOCK = st.one_of(
-    heading(),
-    PARAGRAPH,
-    code(),
-    table(),
-    listing(),
-    PARAGRAPH.map(lambda p: "> " + p),
-    st.just("<div>\nhtml\n</div>"),
-    st.just("---"),
-    st.just("Setext\n===="),
-)
-
-
-@st.composite
-def markdown_doc(draw: st.DrawFn) -> str:
-    front = draw(st.sampled_from(["", "---\ntitle: Generated\n---\n"]))
-    blocks = draw(st.lists(BLOCK, max_size=30))
-    newline = draw(st.sampled_from(["\n", "\r\n"]))
-    return front + "\n\n".join(blocks).replace("\n", newline)
-
+from .strategies import PARAGRAPH, fuzz_doc, markdown_doc, normalized
 
 SMALL = make_config({"preset": "small"})
 CONFIGS = st.sampled_from([make_config(), SMALL, make_config({"overlap": "high"})])
-
-
-def normalized(src: str) -> str:
-    return src.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -170,3 +103,20 @@ def test_windowed_parse_equals_whole_parse(src: str, window: int) -> None:
     finally:
         parse_blocks.WINDOW_CHARS = saved
     assert windowed == whole
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fuzz_doc(), st.sampled_from(["markdown", "mdx", "text"]))
+def test_fuzz_mixtures_keep_invariants(src: str, mode: str) -> None:
+    from pipeline.chunk.tiers import chunk_document
+    from pipeline.model import Document
+
+    text = normalized(src)
+    doc = Document(
+        text=text,
+        format="mdx" if mode == "mdx" else mode,
+        markup="text" if mode == "text" else "markdown",
+    )
+    chunks = chunk_document(doc, SMALL)
+    assert_invariants(text, chunks, SMALL, markup="text" if mode == "text" else "markdown")
+    assert [c.to_dict() for c in chunks] == [c.to_dict() for c in chunk_document(doc, SMALL)]

@@ -78,3 +78,35 @@ def test_settings_from_env_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     cfg.write_text("typesense:\n  nodez: []\n")
     with pytest.raises(ConfigError, match="nodez"):
         load_server_settings(cfg)
+
+
+def test_admin_key_never_in_argv_output_or_logs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.md").write_text("# A\n\ntext\n\n## B\n\nmore\n\n## C\n\nend\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESENSE_")}
+    env["FOLIO_HOME"] = str(home)
+    root = Path(__file__).parent.parent
+    outputs = []
+    try:
+        for args in (["ingest", str(lib)], ["status"], ["docs"], ["search", "text"],
+                     ["server", "status"], ["-v", "retrieve", "text", "--budget", "200"]):
+            run = subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True,
+                                 text=True, env=env, cwd=root, timeout=120)
+            assert run.returncode == 0, run.stderr
+            outputs.append(run.stdout + run.stderr)
+        key = (home / "api-key").read_text().strip()
+        pid = server.running(home)
+        assert pid is not None
+        assert key.encode() not in Path(f"/proc/{pid.pid}/cmdline").read_bytes()
+        assert not any(key in o for o in outputs)
+        for f in home.rglob("*"):
+            if f.is_file() and f.name != "api-key" and not f.name.startswith("search-key") \
+                    and "typesense-data" not in f.parts:
+                assert key.encode() not in f.read_bytes(), f
+    finally:
+        server.stop(home)

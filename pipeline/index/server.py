@@ -165,7 +165,6 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
             binary_path(),
             "--data-dir", str(data),
             "--log-dir", str(logs),
-            "--api-key", key,
             "--api-address", "127.0.0.1",
             "--api-port", str(port),
             "--peering-address", "127.0.0.1",
@@ -173,6 +172,9 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
             "--snapshot-interval-seconds", "120",
         ]  # fmt: skip
         log.info("starting the embedded Typesense server on 127.0.0.1:%d (data: %s)", port, data)
+        # The key goes through the environment (readable by this user only), not argv,
+        # which any local user can list with `ps`.
+        env = {**os.environ, "TYPESENSE_API_KEY": key}
         with open(home / "server.out", "ab") as out:
             proc = subprocess.Popen(  # the server outlives this command: own session
                 cmd,
@@ -180,6 +182,7 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                env=env,
             )
         _state_file(home).write_text(json.dumps({"pid": proc.pid, "port": port}), "utf-8")
         deadline = time.monotonic() + timeout

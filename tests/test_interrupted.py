@@ -1,0 +1,95 @@
+"""Typesense dies in the middle of an ingest: a clear error and a nonzero exit, nothing
+marked complete that is not; after a restart a rerun converges to the full collection."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pipeline.index import server
+from pipeline.index.schema import CHUNKS, DOCUMENTS
+from pipeline.index.settings import ServerSettings
+from pipeline.index.store import Store
+
+from .test_ingest import FIXTURES, expected_docs
+
+ROOT = Path(__file__).parent.parent
+
+
+def _store(running: server.RunningServer) -> Store:
+    return Store(ServerSettings(nodes=(running.node,), api_key=running.api_key, retries=1,
+                                retry_interval_seconds=0.2))
+
+
+def _settled(store: Store, seconds: float = 2.0, limit: float = 120.0) -> None:
+    """A restarted node answers /health before it has replayed its log: wait for counts."""
+    deadline = time.monotonic() + limit
+    last, since = -1, time.monotonic()
+    while time.monotonic() < deadline:
+        try:
+            n = store.count(CHUNKS) + store.count(DOCUMENTS)
+        except Exception:
+            n = -2
+        if n != last:
+            last, since = n, time.monotonic()
+        elif n >= 0 and time.monotonic() - since >= seconds:
+            return
+        time.sleep(0.2)
+    raise AssertionError("counts did not settle after the restart")
+
+
+def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
+    for i in range(150):
+        (lib / f"doc{i:03}.md").write_text(f"# Part {i}\n\n{src}", encoding="utf-8")
+    cfg = tmp_path / "folio.yaml"
+    cfg.write_text("typesense:\n  retries: 0\n  retry_interval_seconds: 0.1\n"
+                   "  timeout_seconds: 5\n")
+    running = server.start(home)
+    try:
+        env = {**os.environ, "TYPESENSE_URL": running.node.url(),
+               "TYPESENSE_API_KEY": running.api_key, "FOLIO_CONFIG": str(cfg)}
+        cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "1", "--json"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env, cwd=ROOT)
+        store = _store(running)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                if store.count(DOCUMENTS, "status:=complete") >= 3:
+                    break
+            except Exception:
+                pass
+            time.sleep(0.02)
+        server.stop(home, timeout=0)  # SIGTERM then SIGKILL: the server is gone mid-run
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode != 0
+        assert "Typesense" in err and "did not answer" in err
+        assert running.api_key not in err + out
+
+        running = server.start(home)  # same data dir, fresh process
+        store = _store(running)
+        _settled(store)
+        # nothing is marked complete unless all of its chunks are there
+        for record in store.export(DOCUMENTS):
+            if record["status"] == "complete":
+                n = store.count(CHUNKS, f"doc_id:={record['doc_id']}")
+                assert n == record["sections"] + record["snippets"], record["path"]
+        env["TYPESENSE_URL"] = running.node.url()
+        rerun = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
+                               timeout=300)
+        assert rerun.returncode == 0, rerun.stderr[-2000:]
+        summary = json.loads(rerun.stdout)
+        assert len(summary["ingested"]) + len(summary["unchanged"]) == 150
+        stored = {d["id"]: d for d in store.export(CHUNKS)}
+        assert stored == expected_docs(sorted(lib.iterdir()))
+        assert store.count(DOCUMENTS, "status:=complete") == 150
+    finally:
+        server.stop(home)
