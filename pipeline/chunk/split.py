@@ -77,34 +77,45 @@ def _group(
     dress: Callable[[int, int], tuple[str, str]],
 ) -> Iterator[Unit]:
     """Greedy runs of atoms whose dressed text fits ``budget``; atoms flagged
-    splittable are refined when one alone is over budget."""
+    splittable are refined when one alone is over budget. Runs are planned on summed
+    atom counts and then counted whole: a counter that charges for the joins (BPE
+    counts newlines) gives atoms back until the run really fits."""
     queue = list(reversed(atoms))
-    run: list[tuple[int, int]] = []
+    run: list[tuple[int, int, bool]] = []
     run_tokens = 0
-    block = -1
 
-    def emit(run: list[tuple[int, int]], oversized: bool = False) -> Unit:
+    def emit(oversized: bool = False) -> Unit:
         s, e = run[0][0], run[-1][1]
         prefix, suffix = dress(s, e)
-        return Unit(block, s, e, count(prefix + src[s:e] + suffix), prefix, suffix, oversized)
+        return Unit(-1, s, e, count(prefix + src[s:e] + suffix), prefix, suffix, oversized)
+
+    def flush() -> Unit:
+        unit = emit()
+        while unit.tokens > budget and len(run) > 1:
+            queue.append(run.pop())  # it opens the next run
+            unit = emit()
+        run.clear()
+        return unit
 
     while queue:
         s, e, splittable = queue.pop()
         t = count(src[s:e])
         if run and run_tokens + t + _dress_cost(dress, run[0][0], e, count) > budget:
-            yield emit(run)
-            run, run_tokens = [], 0
+            yield flush()
+            run_tokens = 0
         if not run and t + _dress_cost(dress, s, e, count) > budget:
             finer = _refine(src, (s, e), budget, count) if splittable else [(s, e)]
             if len(finer) > 1:
                 queue.extend(reversed([(a, b, True) for a, b in finer]))
                 continue
-            yield emit([(s, e)], oversized=True)
+            run.append((s, e, splittable))
+            yield emit(oversized=True)
+            run.clear()
             continue
-        run.append((s, e))
+        run.append((s, e, splittable))
         run_tokens += t
     if run:
-        yield emit(run)
+        yield flush()
 
 
 def _dress_cost(dress: Callable[[int, int], tuple[str, str]], s: int, e: int, count: Count) -> int:

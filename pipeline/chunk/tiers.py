@@ -8,7 +8,7 @@ from array import array
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import yaml
@@ -205,11 +205,15 @@ class _Builder:
         self.n_snippets = 0
         self.block_tokens = array("q", [-1]) * len(d.blocks)
         count_many = getattr(counter, "count_many", None)
-        if count_many is not None and not self.additive:
+        if count_many is not None:
             # Exact tokenizers are much faster over one batch than block by block.
             texts = [d.src[b.start : b.end] for b in d.blocks]
             self.block_tokens = array("q", count_many(texts))
         self._reserves = array("q", [-1]) * len(d.sections)
+        # Reservations only steer packing (fit_prefix and the refit guard make the final
+        # count exact), so the fast estimator sizes them even when counting is exact.
+        self._prefix_counter = make_counter(replace(config, tokenizer=None))
+        self._prefix_counts = _Memo(counter)
         self._tf_cache: dict[int, Counter[str]] = {}
 
     # -- sizes ---------------------------------------------------------------------------
@@ -237,9 +241,10 @@ class _Builder:
         concepts = top_terms(
             self._tf(index), self.d.df, len(self.d.sections), self.config.concepts
         )
-        full = self.counter.count(retrieval_prefix(self.d.title, path, concepts))
+        count = self._prefix_counter.count
+        full = count(retrieval_prefix(self.d.title, path, concepts))
         short = path if len(path) <= 2 else (path[0], "…", path[-1])
-        least = self.counter.count(retrieval_prefix(self.d.title, short, ()))
+        least = count(retrieval_prefix(self.d.title, short, ()))
         return max(least, min(full, self.config.snippet_target // 4))
 
     def _block_tokens(self, i: int) -> int:
@@ -490,12 +495,12 @@ class _Builder:
         # Unit counts are exact; their sum is exact too for an additive counter.
         body_tokens = sum(u.tokens for u in allu)
         args = (d.title, breadcrumb[1:], concepts, hints.table_headers)
-        context, tokens = fit_prefix(*args, body_tokens, maximum, self.counter)
+        context, tokens = fit_prefix(*args, body_tokens, maximum, self._prefix_counts)
         if not self.additive:
             exact = self.counter.count(context + body)
             if exact > maximum:  # the join cost more than the parts: shorten the prefix
                 extra = exact - tokens
-                context, _ = fit_prefix(*args, body_tokens + extra, maximum, self.counter)
+                context, _ = fit_prefix(*args, body_tokens + extra, maximum, self._prefix_counts)
                 exact = self.counter.count(context + body)
             tokens = exact
         oversized = tokens > maximum and any(u.oversized for u in own)
@@ -536,6 +541,22 @@ class _Builder:
             return None
         k = bisect_right(self.d.page_starts, offset) - 1
         return self.d.page_numbers[max(0, k)]
+
+
+class _Memo:
+    """Counts of retrieval prefixes: the chunks of one heading section share theirs."""
+
+    __slots__ = ("_counter", "_seen")
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._counter = counter
+        self._seen: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        n = self._seen.get(text)
+        if n is None:
+            n = self._seen[text] = self._counter.count(text)
+        return n
 
 
 def _common_prefix(crumbs: Sequence[tuple[str, ...]]) -> tuple[str, ...]:

@@ -228,7 +228,14 @@ def estimate_tokens(text: str) -> int:
 
 
 class WordPieceCounter:
-    """Exact counts from a Hugging Face ``tokenizer.json`` (needs ``tokenizers``)."""
+    """Exact counts from a Hugging Face ``tokenizer.json`` (needs ``tokenizers``).
+
+    BERT pre-tokenization splits at whitespace (and punctuation) before any subword
+    step, so counts add up over the whitespace joins the chunker makes; the one
+    exception, a word cut by characters because it alone exceeds a budget, is rare.
+    """
+
+    additive = True
 
     def __init__(self, path: str) -> None:
         try:

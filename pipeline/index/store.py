@@ -198,6 +198,17 @@ class Store:
         )
         return res
 
+    def multi_search(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Several searches in one request; a failed one is reported, not skipped."""
+        res = self.call(
+            "multi search", lambda: self.client.multi_search.perform({"searches": searches}, {})
+        )
+        results: list[dict[str, Any]] = res["results"]
+        for r in results:
+            if "error" in r:
+                raise StoreError(f"multi search: {r.get('code')}: {r['error']}")
+        return results
+
 
 def quote(value: str) -> str:
     """A filter_by string literal (backticks guard commas, spaces and operators)."""

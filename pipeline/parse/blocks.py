@@ -49,8 +49,10 @@ def _parser(front_matter: bool = True) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"maxNesting": 64}).enable("table")
     if front_matter:
         md.use(front_matter_plugin)
-    # Block structure only: inline parsing is most of markdown-it's cost and we never use it.
-    md.disable(["inline", "text_join"])
+    # Block structure only: inline parsing is most of markdown-it's cost and we never use
+    # it. Link reference definitions become paragraphs (their URLs would only be
+    # normalized for inline links, which we do not resolve).
+    md.disable(["inline", "text_join", "reference"])
     return md
 
 
