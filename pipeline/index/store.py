@@ -3,6 +3,7 @@ per-document results, bounded retries, deletes by document."""
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -28,7 +29,19 @@ from .settings import ServerSettings, load_server_settings
 log = logging.getLogger("folio.store")
 T = TypeVar("T")
 BATCH_SIZE = 1000
-TRANSIENT: tuple[type[BaseException], ...] = (httpx.HTTPError, ServerError, ServiceUnavailable)
+
+
+class IncompleteImport(Exception):
+    """An import answered 200 without one result per document (seen from Typesense 0.24.1
+    in a cluster: an empty body). Upserts with explicit ids are idempotent: re-send."""
+
+
+TRANSIENT: tuple[type[BaseException], ...] = (
+    httpx.HTTPError,
+    ServerError,
+    ServiceUnavailable,
+    IncompleteImport,
+)
 
 
 class StoreError(FolioError):
@@ -105,13 +118,18 @@ class Store:
             raise
         return str(info["collection_name"])
 
-    def ensure_collections(self) -> None:
-        """Create ``<name>_v1`` and its alias for each collection that does not exist."""
+    def ensure_collections(self) -> set[str]:
+        """Create ``<name>_v1`` and its alias for each collection that does not exist;
+        returns the names created (empty: on a cluster, a follower may answer 404 for a
+        moment after the leader acknowledged them, so callers must not read them back)."""
+        created: set[str] = set()
         for name in (CHUNKS, DOCUMENTS):
             if self.alias_target(name) is None:
                 self._create_version(name, 1)
                 target = {"collection_name": f"{name}_v1"}
                 self.call(f"alias {name}", partial(self.client.aliases.upsert, name, target))
+                created.add(name)
+        return created
 
     def _create_version(self, name: str, version: int) -> str:
         body = dict(schema(name))
@@ -168,9 +186,7 @@ class Store:
         for start in range(0, len(good), BATCH_SIZE):
             batch = good[start : start + BATCH_SIZE]
             documents = self.client.collections[name].documents
-            results = self.call(
-                f"import into {name}", partial(documents.import_, batch, {"action": "upsert"})
-            )
+            results = self.call(f"import into {name}", partial(_import, documents, batch))
             for doc, res in zip(batch, results, strict=True):
                 if not res.get("success"):
                     failures.append(ImportFailure(str(doc.get("id")), str(res.get("error"))))
@@ -208,6 +224,18 @@ class Store:
             if "error" in r:
                 raise StoreError(f"multi search: {r.get('code')}: {r['error']}")
         return results
+
+
+def _import(documents: Any, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Upsert one batch; exactly one parsed result per document, else IncompleteImport."""
+    raw = str(documents.import_("\n".join(json.dumps(d) for d in batch), {"action": "upsert"}))
+    try:
+        results = [json.loads(line) for line in raw.splitlines() if line.strip()]
+    except ValueError as exc:
+        raise IncompleteImport(f"unparsable import response {raw[:80]!r}") from exc
+    if len(results) != len(batch):
+        raise IncompleteImport(f"{len(results)} import results for {len(batch)} documents")
+    return results
 
 
 def quote(value: str) -> str:
