@@ -26,6 +26,7 @@ from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import folio_home, load_server_settings
 from .index.store import Store
 from .ingest import Report, delete_document, ingest
+from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .retrieve import Filters, retrieve, search
 
 err = Console(stderr=True)
@@ -34,6 +35,19 @@ out = Console()
 
 def _store(args: argparse.Namespace) -> Store:
     return Store(load_server_settings(getattr(args, "config", None)))
+
+
+def _non_negative(kind: type[float] | type[int]) -> Any:
+    def parse(raw: str) -> float | int:
+        try:
+            value = kind(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {raw!r}") from None
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {raw}")
+        return value
+
+    return parse
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -59,8 +73,17 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         )
 
     with progress:
+        limits = Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb)
         report = ingest(
-            args.paths, config, store, prune=args.prune, workers=args.workers, progress=hook
+            args.paths,
+            config,
+            store,
+            prune=args.prune,
+            workers=args.workers,
+            progress=hook,
+            file_timeout=limits.file_timeout,
+            max_file_mb=limits.max_file_mb,
+            max_memory_mb=limits.max_memory_mb,
         )
     if args.json:
         json.dump(report.to_dict(), sys.stdout, ensure_ascii=False)
@@ -84,6 +107,8 @@ def _print_report(report: Report) -> None:
         f"{report.sections} sections, {report.snippets} snippets, {report.pages} pages",
     )
     t.add_row("unchanged", str(len(report.unchanged)), "skipped (same content and settings)")
+    if report.empty:
+        t.add_row("empty", str(len(report.empty)), "no indexable text (e.g. front matter only)")
     if report.duplicates:
         t.add_row("duplicate", str(len(report.duplicates)), "same content as another file")
     if report.pruned:
@@ -298,6 +323,27 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--preset", choices=tuple(PRESETS), default=None)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
+    p.add_argument(
+        "--file-timeout",
+        type=_non_negative(float),
+        default=None,
+        metavar="SECONDS",
+        help=f"give up on a file after this long (default {DEFAULT_FILE_TIMEOUT:g}; 0: no limit)",
+    )
+    p.add_argument(
+        "--max-file-mb",
+        type=_non_negative(float),
+        default=None,
+        metavar="MB",
+        help=f"refuse files larger than this (default {DEFAULT_MAX_FILE_MB:g}; 0: no limit)",
+    )
+    p.add_argument(
+        "--max-memory-mb",
+        type=_non_negative(int),
+        default=None,
+        metavar="MB",
+        help=f"address space per worker process (default {DEFAULT_MAX_MEMORY_MB}; 0: no limit)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     common(p)
     p.set_defaults(func=cmd_ingest)

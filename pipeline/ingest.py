@@ -13,10 +13,11 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,16 @@ from .extract import SUPPORTED_SUFFIXES, extract_file
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
+from .limits import (
+    DEFAULT_FILE_TIMEOUT,
+    DEFAULT_MAX_FILE_MB,
+    DEFAULT_MAX_MEMORY_MB,
+    Limits,
+    Note,
+    memory_reason,
+    size_problem,
+    supervise,
+)
 
 log = logging.getLogger("folio.ingest")
 
@@ -42,6 +53,7 @@ class Failure:
 class Report:
     ingested: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    empty: list[str] = field(default_factory=list)
     duplicates: list[tuple[str, str]] = field(default_factory=list)
     pruned: list[str] = field(default_factory=list)
     failed: list[Failure] = field(default_factory=list)
@@ -117,11 +129,19 @@ def config_fingerprint(config: ChunkConfig) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
-def _process(work: _Work, config: ChunkConfig, fingerprint: str) -> _Result:
+def _process(
+    work: _Work,
+    config: ChunkConfig,
+    fingerprint: str,
+    note: Note | None = None,
+    memory_mb: int | None = None,
+) -> _Result:
     """Extract and chunk one file (runs in a worker process)."""
     t0 = time.perf_counter()
     try:
         doc = extract_file(work.path)
+    except MemoryError:
+        return _failed(work, "extract", memory_reason(memory_mb), time.perf_counter() - t0)
     except ExtractionError as exc:
         return _failed(work, "extract", exc.reason, time.perf_counter() - t0)
     except (OSError, FolioError) as exc:
@@ -130,8 +150,12 @@ def _process(work: _Work, config: ChunkConfig, fingerprint: str) -> _Result:
         return _failed(work, "extract", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
     t1 = time.perf_counter()
     doc = _with_id(doc, work.sha256)
+    if note is not None:
+        note("chunk")
     try:
         chunks = chunk_document(doc, config)
+    except MemoryError:
+        return _failed(work, "chunk", memory_reason(memory_mb), t1 - t0)
     except Exception as exc:
         return _failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     t2 = time.perf_counter()
@@ -189,8 +213,6 @@ class _Indexer:
         assert result.record is not None
         self.records.append(result.record)
         self.waiting[result.sha256] = (result, len(result.chunks))
-        if not result.chunks:
-            self.flush()
         for doc in result.chunks:
             self.batch.append(doc)
             if len(self.batch) >= BATCH_SIZE:
@@ -248,8 +270,11 @@ class _Indexer:
         old = self.previous.get(result.path)
         if old is not None and old["doc_id"] != result.sha256:
             delete_document(self.store, old["doc_id"])  # the file's previous version
-        self.completed.append(record | {"status": "complete"})
-        self.report.ingested.append(result.path)
+        # A document with no indexable text (front matter only, say) is recorded and
+        # reported as empty: never a silent empty result, but not a failure either.
+        empty = record["sections"] == 0
+        self.completed.append(record | {"status": "empty" if empty else "complete"})
+        (self.report.empty if empty else self.report.ingested).append(result.path)
         self.report.sections += record["sections"]
         self.report.snippets += record["snippets"]
         self.report.pages += int(record.get("pages") or 0)
@@ -266,14 +291,25 @@ def ingest(
     prune: bool = False,
     workers: int | None = None,
     progress: ProgressHook | None = None,
+    file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+    max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
+    max_memory_mb: int | None = DEFAULT_MAX_MEMORY_MB,
 ) -> Report:
-    """Ingest files and folders into ``store``; a bad file never stops the run."""
+    """Ingest files and folders into ``store``; a bad file never stops the run.
+
+    Limits (``None`` switches one off): a file is given ``file_timeout`` seconds to be
+    extracted and chunked, files over ``max_file_mb`` are refused unread, and each
+    worker process may use ``max_memory_mb`` of address space. A file that breaks a
+    limit is reported in ``failed`` (path, stage, reason) and the run goes on.
+    """
+    limits = Limits(file_timeout, max_file_mb, max_memory_mb)
     t_start = time.perf_counter()
     report = Report()
-    store.ensure_collections()
+    created = store.ensure_collections()
     files, problems = discover(paths)
     report.failed.extend(problems)
-    previous = {r["path"]: r for r in store.export(DOCUMENTS)}
+    # Just created: nothing to read back (and a cluster follower may still answer 404).
+    previous = {} if DOCUMENTS in created else {r["path"]: r for r in store.export(DOCUMENTS)}
     by_doc_id = {r["doc_id"]: r for r in previous.values()}
     fingerprint = config_fingerprint(config)
     todo: list[_Work] = []
@@ -281,7 +317,18 @@ def ingest(
     for f in files:
         path = str(f)
         try:
-            sha, size = file_sha256(f), f.stat().st_size
+            st = f.stat()
+            if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
+                report.failed.append(Failure(path, "read", "not a regular file"))
+                continue
+            if st.st_size == 0:  # not a duplicate of every other empty file
+                report.failed.append(Failure(path, "read", "the file is empty"))
+                continue
+            too_big = size_problem(st.st_size, limits)
+            if too_big:
+                report.failed.append(Failure(path, "read", too_big))
+                continue
+            sha, size = file_sha256(f), st.st_size
         except OSError as exc:
             report.failed.append(Failure(path, "read", exc.strerror or str(exc)))
             continue
@@ -293,7 +340,7 @@ def ingest(
         if (
             old is not None
             and old["doc_id"] == sha
-            and old["status"] == "complete"
+            and old["status"] in ("complete", "empty")
             and old.get("config") == fingerprint
         ):
             report.unchanged.append(path)
@@ -304,7 +351,7 @@ def ingest(
     if progress:
         progress("start", totals)
     try:
-        for result in _run_pool(todo, config, fingerprint, workers):
+        for result in _run_pool(todo, config, fingerprint, workers, limits):
             report.seconds["extract"] += result.extract_s
             report.seconds["chunk"] += result.chunk_s
             if result.failure is not None:
@@ -347,33 +394,44 @@ def _failure_record(result: _Result, fingerprint: str) -> dict[str, Any]:
 
 
 def _run_pool(
-    todo: list[_Work], config: ChunkConfig, fingerprint: str, workers: int | None
+    todo: list[_Work],
+    config: ChunkConfig,
+    fingerprint: str,
+    workers: int | None,
+    limits: Limits | None = None,
 ) -> Iterator[_Result]:
-    """Results in completion order; a bounded number in flight keeps memory flat."""
+    """Results in completion order, one file in flight per worker (memory stays flat).
+
+    With a time or memory limit every file runs in a supervised worker process (killed
+    and replaced when it passes its deadline); with neither and one worker, in-line.
+    """
     if not todo:
         return
+    limits = limits or Limits()
     workers = workers or max(1, min(os.cpu_count() or 1, len(todo)))
-    if workers == 1:
+    if workers == 1 and limits.file_timeout is None and limits.max_memory_mb is None:
         for work in todo:
             yield _process(work, config, fingerprint)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: set[Future[_Result]] = set()
-        queue = iter(todo)
-        try:
-            for work in queue:
-                pending.add(pool.submit(_process, work, config, fingerprint))
-                if len(pending) >= 2 * workers:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    yield from (f.result() for f in done)
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                yield from (f.result() for f in done)
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    fn = partial(_run_one, config=config, fingerprint=fingerprint, memory_mb=limits.max_memory_mb)
+    yield from supervise(
+        fn,
+        todo,
+        _failed_in_worker,
+        workers=workers,
+        timeout=limits.file_timeout,
+        memory_mb=limits.max_memory_mb,
+    )
+
+
+def _run_one(
+    work: _Work, note: Note, *, config: ChunkConfig, fingerprint: str, memory_mb: int | None
+) -> _Result:
+    return _process(work, config, fingerprint, note, memory_mb)
+
+
+def _failed_in_worker(work: _Work, stage: str, reason: str) -> _Result:
+    return _failed(work, stage, reason, 0.0)
 
 
 def _prune(

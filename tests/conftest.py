@@ -40,8 +40,11 @@ def store(typesense_home: server.RunningServer) -> Iterator[Store]:
 
 
 @pytest.fixture()
-def folio_env(typesense_home: server.RunningServer, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Environment for `folio` subprocesses: the session server as an external one."""
+def folio_env(
+    typesense_home: server.RunningServer, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Environment for `folio` subprocesses: the session server as an external one, with
+    no collections left over from other tests (``store`` clears them)."""
     monkeypatch.setenv("TYPESENSE_URL", typesense_home.node.url())
     monkeypatch.setenv("TYPESENSE_API_KEY", typesense_home.api_key)
     return typesense_home.home

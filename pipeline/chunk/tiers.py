@@ -326,26 +326,26 @@ class _Builder:
         groups: list[list[int]] = []
         sizes: list[int] = []
         reserves: list[int] = []
+        headings_only: list[bool] = []  # kept per group: rescanning a group is quadratic
+        blocks = self.d.blocks
         for g in range(len(self.d.sections)):
             t = self._section_tokens(g, skip_front)
             s = self.d.sections[g]
+            only = all(blocks[b].kind == "heading" for b in range(s.first_block, s.end_block))
             if groups:
                 first = self.d.sections[groups[-1][0]]
-                heading_only = all(
-                    self.d.blocks[b].kind == "heading"
-                    for h in groups[-1]
-                    for b in range(self.d.sections[h].first_block, self.d.sections[h].end_block)
-                )
                 reserve = max(reserves[-1], self.reserve(g))
                 fits = sizes[-1] + t <= cfg.section_target - reserve
-                if heading_only or (fits and s.level >= first.level):
+                if headings_only[-1] or (fits and s.level >= first.level):
                     groups[-1].append(g)
                     sizes[-1] += t
                     reserves[-1] = reserve
+                    headings_only[-1] = headings_only[-1] and only
                     continue
             groups.append([g])
             sizes.append(t)
             reserves.append(self.reserve(g))
+            headings_only.append(only)
         return groups
 
     def _merge_small(self, runs: list[list[Unit]], maximum: int) -> list[list[Unit]]:

@@ -45,8 +45,10 @@ def sniff(path: Path) -> tuple[Kind, str]:
         try:
             with zipfile.ZipFile(path) as zf:
                 names = set(zf.namelist())
-                mimetype = zf.read("mimetype").strip() if "mimetype" in names else b""
-        except (zipfile.BadZipFile, OSError, KeyError):
+                mimetype = b""
+                if "mimetype" in names and zf.getinfo("mimetype").file_size <= 256:
+                    mimetype = zf.read("mimetype").strip()
+        except (zipfile.BadZipFile, OSError, KeyError, ValueError, EOFError, RuntimeError):
             return "zip", "a damaged zip archive"
         if mimetype == b"application/epub+zip" or "META-INF/container.xml" in names:
             return "epub", "an EPUB"
@@ -56,7 +58,8 @@ def sniff(path: Path) -> tuple[Kind, str]:
     for magic, what in _BINARY_MAGIC:
         if head.startswith(magic):
             return "binary", what
-    if not head.startswith((b"\xff\xfe", b"\xfe\xff")) and b"\x00" in head:
+    utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
+    if not utf16 and b"\x00" in head and not _mostly_text(head):
         return "binary", "a binary file"
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if stripped.startswith((b"<!doctype html", b"<html", b"<head", b"<?xml")) and (
@@ -64,6 +67,23 @@ def sniff(path: Path) -> tuple[Kind, str]:
     ):
         return "html", "an HTML page"
     return "text", "text"
+
+
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b")
+
+
+def _mostly_text(head: bytes) -> bool:
+    """A few stray NUL bytes in otherwise valid UTF-8 text (CommonMark reads them as
+    U+FFFD) do not make a file binary."""
+    if head.count(b"\x00") > max(8, len(head) // 100):
+        return False
+    if any(b < 0x20 and b not in _TEXT_CONTROLS for b in head.replace(b"\x00", b"")):
+        return False
+    try:
+        head.replace(b"\x00", b"").decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 4  # only a character cut at the end of the sample
+    return True
 
 
 def extract_path(
@@ -96,6 +116,8 @@ def extract_path(
     if suffix in PDF_SUFFIXES or suffix in EPUB_SUFFIXES:
         expected = "PDF" if suffix in PDF_SUFFIXES else "EPUB"
         if kind == "zip" and suffix in EPUB_SUFFIXES:
+            if what == "a damaged zip archive":
+                raise CorruptFileError(src, "damaged or truncated EPUB (unreadable zip archive)")
             raise CorruptFileError(src, "not an EPUB: a zip without the EPUB mimetype/container")
         if kind in {"html", "text"}:
             raise UnsupportedFormatError(

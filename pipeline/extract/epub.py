@@ -28,6 +28,13 @@ log = logging.getLogger("folio.extract")
 FONT_OBFUSCATION = frozenset(
     {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
 )
+# zip-bomb guards, checked on the declared sizes before anything is inflated (zipfile
+# never inflates an entry past its declared size, so the declared sizes bound memory)
+MAX_ENTRY_BYTES = 256 << 20
+MAX_TOTAL_BYTES = 1 << 30
+MAX_ENTRIES = 50_000
+MAX_RATIO = 200  # uncompressed / compressed, for entries over RATIO_FLOOR
+RATIO_FLOOR = 16 << 20
 _HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 _BLOCK = frozenset(
     {
@@ -104,6 +111,46 @@ def _parse_xml(data: bytes) -> Any:
         except (etree.ParserError, ValueError):
             return None
     return root
+
+
+# --- zip safety ----------------------------------------------------------------------------
+
+
+def check_zip(path: Path) -> None:
+    """Raise ``CorruptFileError`` for a zip bomb (by declared sizes and ratios).
+
+    Nothing is ever extracted to disk: entries are read into memory by name, so an
+    entry named ``../../x`` or ``/etc/x`` is only a name.
+    """
+    src = str(path)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise CorruptFileError(src, f"damaged EPUB zip ({exc})") from exc
+    if len(infos) > MAX_ENTRIES:
+        raise CorruptFileError(src, f"zip bomb? {len(infos)} entries (limit {MAX_ENTRIES})")
+    total = 0
+    for info in infos:
+        size = info.file_size
+        total += size
+        if size > MAX_ENTRY_BYTES:
+            raise CorruptFileError(
+                src,
+                f"zip bomb? entry {info.filename!r} declares {size >> 20} MB uncompressed "
+                f"(limit {MAX_ENTRY_BYTES >> 20} MB)",
+            )
+        if size > RATIO_FLOOR and size > MAX_RATIO * max(1, info.compress_size):
+            raise CorruptFileError(
+                src,
+                f"zip bomb? entry {info.filename!r} inflates {size // max(1, info.compress_size)}"
+                f"x to {size >> 20} MB",
+            )
+    if total > MAX_TOTAL_BYTES:
+        raise CorruptFileError(
+            src,
+            f"zip bomb? {total >> 20} MB uncompressed in all (limit {MAX_TOTAL_BYTES >> 20} MB)",
+        )
 
 
 # --- DRM -----------------------------------------------------------------------------------
@@ -618,22 +665,64 @@ def _meta(book: Any, name: str) -> list[str]:
         return []
 
 
+class _MissingPackage(Exception):
+    """The package document (OPF) named by container.xml is not in the zip."""
+
+
+def _load_book(src: str) -> tuple[Any, list[str]]:
+    """The ebooklib book, and the manifest files missing from the zip (read as empty:
+    a spine that names a missing file loses that chapter, not the whole book)."""
+    import warnings
+
+    from ebooklib import epub  # type: ignore[import-untyped,unused-ignore]
+
+    missing: list[str] = []
+
+    class Reader(epub.EpubReader):  # type: ignore[misc]
+        def read_file(self, name: str) -> bytes:
+            try:
+                data: bytes = super().read_file(name)
+            except KeyError:
+                if name == "META-INF/container.xml" or not self.opf_file:
+                    raise
+                if name == self.opf_file:
+                    raise _MissingPackage(name) from None
+                missing.append(name)
+                return b""
+            return data
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reader = Reader(src, {"ignore_ncx": False})
+        book = reader.load()
+        reader.process()
+    return book, missing
+
+
 def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
     p = Path(path)
     src = str(path)
+    check_zip(p)
     check_drm(p)
     try:
-        import warnings
-
-        from ebooklib import epub  # type: ignore[import-untyped,unused-ignore]
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            book = epub.read_epub(src, options={"ignore_ncx": False})
+        book, missing_files = _load_book(src)
     except ImportError as exc:
         raise CorruptFileError(src, "reading EPUB needs ebooklib: pip install ebooklib") from exc
+    except MemoryError:
+        raise
+    except _MissingPackage as exc:
+        raise CorruptFileError(
+            src, f"not a readable EPUB: its package document {exc} is missing"
+        ) from exc
     except Exception as exc:
         raise CorruptFileError(src, f"not a readable EPUB ({type(exc).__name__}: {exc})") from exc
+    if missing_files:
+        log.warning(
+            "%s: %d file(s) named in the manifest are missing: %s",
+            src,
+            len(missing_files),
+            missing_files[:3],
+        )
 
     opf_dir = posixpath.dirname(getattr(book, "FOLDER_NAME", "") or "")
     items = {it.get_name(): it for it in book.get_items()}
@@ -694,6 +783,8 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
     for it in spine_docs:
         name = it.get_name()
         raw = getattr(it, "content", None) or it.get_content()  # as stored, head included
+        if not raw:
+            continue  # missing from the zip (logged above) or empty
         root = _parse_xml(raw)
         if root is None:
             log.warning("%s: unreadable chapter %s skipped", src, name)
@@ -753,6 +844,8 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
     text_out = "".join(parts)
     if not text_out.strip():
         raise EmptyDocumentError(src, "the EPUB has no text")
+    if all(kind == "heading" for kind, *_ in out.blocks):
+        raise EmptyDocumentError(src, "the EPUB has no text (only headings from its navigation)")
     pages = _page_map(page_list, found, len(text_out) + 1) if page_list else ()
     if pages:
         starts = [pg.char_start for pg in pages]
@@ -806,6 +899,7 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
             "page_list_entries": len(page_list),
             "page_anchors_missing": len(page_list) - len(found) if page_list else 0,
             "chapters": len(spine_docs),
+            "missing_files": missing_files,
             "nav_entries": len(nav),
             "nav_source": nav_source,
             "backend": "epub",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from ..errors import EncodingError
+from ..errors import EmptyDocumentError, EncodingError
 from ..model import Document
 
 MARKDOWN_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx"}
@@ -26,7 +26,8 @@ def decode_text(data: bytes, path: str) -> str:
             raise EncodingError(
                 path, f"not valid UTF-8 (byte {exc.start}); re-save the file as UTF-8"
             ) from exc
-    return normalize_newlines(text.removeprefix("\ufeff"))
+    # CommonMark: NUL is read as U+REPLACEMENT CHARACTER (same length: offsets hold)
+    return normalize_newlines(text.removeprefix("\ufeff")).replace("\x00", "\ufffd")
 
 
 def normalize_newlines(text: str) -> str:
@@ -35,5 +36,7 @@ def normalize_newlines(text: str) -> str:
 
 def read_text_document(path: Path, fmt: str) -> Document:
     text = decode_text(path.read_bytes(), str(path))
+    if not text.strip():
+        raise EmptyDocumentError(str(path), "the file holds only whitespace")
     markup: Literal["markdown", "text"] = "text" if fmt == "text" else "markdown"
     return Document(text=text, source=str(path), format=fmt, markup=markup)
