@@ -88,6 +88,19 @@ def test_mixed_library_counts_facets_parents_failures(store: Store, tmp_path: Pa
     assert {r["status"] for p, r in records.items() if p != str(lib / "broken.pdf")} == {"complete"}
 
 
+def test_front_matter_only_file_is_reported_empty(store: Store, tmp_path: Path) -> None:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "_index.md").write_text("---\ntitle: Section\nweight: 3\n---\n")
+    (lib / "page.md").write_text("# Page\n\nSome text.\n")
+    report = ingest([str(lib)], CONFIG, store, workers=1)
+    assert report.empty == [str(lib / "_index.md")] and report.failed == []
+    assert report.ingested == [str(lib / "page.md")]
+    assert store.count(DOCUMENTS, "status:=empty") == 1
+    again = ingest([str(lib)], CONFIG, store, workers=1)
+    assert sorted(again.unchanged) == sorted(str(p) for p in lib.iterdir())
+
+
 def test_second_run_changes_nothing(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
     ingest([str(lib)], CONFIG, store, workers=1)
