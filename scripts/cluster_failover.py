@@ -683,6 +683,7 @@ def main(argv: list[str] | None = None) -> int:
         if report is not None:
             res["report"] = {
                 "ingested": len(report.ingested),
+                "empty": len(report.empty),
                 "failed_no_chunks": sum(f.path in EMPTY for f in report.failed),
                 "failed": [
                     (f.path, f.stage, f.reason) for f in report.failed if f.path not in EMPTY
@@ -697,7 +698,7 @@ def main(argv: list[str] | None = None) -> int:
             report is not None
             and all(f.path in EMPTY and f.stage == "chunk" for f in report.failed)
             and not report.interrupted
-            and len(report.ingested) + len(report.failed) == n_docs
+            and len(report.ingested) + len(report.empty) + len(report.failed) == n_docs
             and "converge_error" not in res
             and "chaos_error" not in res
             and all(r["exact"] and r["probe_acked_missing"] == 0 for r in nodes)
