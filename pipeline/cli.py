@@ -6,28 +6,16 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 from .chunk.tiers import chunk_document
 from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
 from .errors import FolioError
-from .extract import SUPPORTED_SUFFIXES, extract_file
+from .extract import extract_file
+from .ingest import discover
 from .model import Chunk
 
 log = logging.getLogger("folio")
-
-
-def _walk(paths: Sequence[str]) -> Iterator[Path]:
-    """Files as given, and supported files under folders (sorted, recursive)."""
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES:
-                    yield f
-        else:
-            yield p
 
 
 def _config(args: argparse.Namespace) -> ChunkConfig:
@@ -39,10 +27,13 @@ def _config(args: argparse.Namespace) -> ChunkConfig:
 
 def cmd_chunk(args: argparse.Namespace) -> int:
     config = _config(args)
-    failed = 0
+    files, problems = discover(args.paths)
+    for problem in problems:
+        print(f"folio: error: {problem.path}: {problem.reason}", file=sys.stderr)
+    failed = len(problems)
     out = sys.stdout
     rows: list[Chunk] = []
-    for path in _walk(args.paths):
+    for path in files:
         try:
             chunks = chunk_document(extract_file(path), config)
         except FolioError as exc:
