@@ -12,7 +12,7 @@ from .chunk.tiers import chunk_document
 from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
 from .errors import FolioError
 from .extract import extract_file
-from .ingest import discover
+from .library import discover
 from .model import Chunk
 
 log = logging.getLogger("folio")

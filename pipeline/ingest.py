@@ -16,7 +16,7 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,11 @@ from typing import Any
 from .chunk.tiers import chunk_document
 from .config import ChunkConfig
 from .errors import ExtractionError, FolioError
-from .extract import SUPPORTED_SUFFIXES, extract_file
+from .extract import extract_file
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
+from .library import Failure, discover, file_sha256
 from .limits import (
     DEFAULT_FILE_TIMEOUT,
     DEFAULT_MAX_FILE_MB,
@@ -40,13 +41,6 @@ from .limits import (
 )
 
 log = logging.getLogger("folio.ingest")
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    path: str
-    stage: str  # read | extract | chunk | index
-    reason: str
 
 
 @dataclass(slots=True)
@@ -90,40 +84,6 @@ class _Result:
     chunk_s: float
 
 
-def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
-    """Supported files under ``paths`` (files as given; folders recursively, sorted,
-    symlinked folders not followed so loops cannot happen)."""
-    found: list[Path] = []
-    problems: list[Failure] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for root, dirs, files in os.walk(
-                p,
-                onerror=lambda e: problems.append(
-                    Failure(str(e.filename), "read", e.strerror or str(e))
-                ),
-            ):
-                dirs.sort()
-                for name in sorted(files):
-                    f = Path(root) / name
-                    if f.suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith("."):
-                        found.append(f)
-        elif p.exists():
-            found.append(p)
-        else:
-            problems.append(Failure(raw, "read", "no such file or directory"))
-    return found, problems
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def config_fingerprint(config: ChunkConfig) -> str:
     blob = json.dumps(asdict(config), sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
@@ -149,7 +109,7 @@ def _process(
     except Exception as exc:  # a bug or a hostile file must not stop the library
         return _failed(work, "extract", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
     t1 = time.perf_counter()
-    doc = _with_id(doc, work.sha256)
+    doc = replace(doc, doc_id=work.sha256)
     if note is not None:
         note("chunk")
     try:
@@ -181,12 +141,6 @@ def _process(
     }
     docs = [chunk_to_doc(c, doc.format) for c in chunks]
     return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1)
-
-
-def _with_id(doc: Any, sha: str) -> Any:
-    from dataclasses import replace
-
-    return replace(doc, doc_id=sha)
 
 
 def _failed(work: _Work, stage: str, reason: str, seconds: float) -> _Result:

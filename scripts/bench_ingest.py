@@ -322,7 +322,8 @@ def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]
     from pipeline.index.schema import CHUNKS, schema
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
-    from pipeline.ingest import discover, ingest
+    from pipeline.ingest import ingest
+    from pipeline.library import discover
 
     paths = [str(p) for p in _corpus_paths(corpus, only)]
     files, _ = discover(paths)

@@ -70,7 +70,8 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
 from pipeline.index.schema import chunk_document as chunk_to_doc  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
 from pipeline.index.store import Store, StoreError  # noqa: E402
-from pipeline.ingest import Report, discover, file_sha256, ingest  # noqa: E402
+from pipeline.ingest import Report, ingest  # noqa: E402
+from pipeline.library import discover, file_sha256  # noqa: E402
 
 
 def load_cluster_module() -> ModuleType:

@@ -679,7 +679,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pipeline.index import server
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
-    from pipeline.ingest import file_sha256, ingest
+    from pipeline.ingest import ingest
+    from pipeline.library import file_sha256
 
     all_questions = load_questions(qa)
     files = {p.stem: p for p in sorted(corpora_dir.glob("*.md"))}

@@ -29,7 +29,8 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.schema import chunk_document as chunk_to_doc
 from pipeline.index.settings import Node, ServerSettings
 from pipeline.index.store import Store
-from pipeline.ingest import file_sha256, ingest
+from pipeline.ingest import ingest
+from pipeline.library import file_sha256
 
 ROOT = Path(__file__).parent.parent
 CONFIG = make_config()

@@ -36,7 +36,7 @@ def library(tmp: Path) -> Path:
 
 def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
     from pipeline.extract import extract_file
-    from pipeline.ingest import file_sha256
+    from pipeline.library import file_sha256
 
     out: dict[str, dict[str, object]] = {}
     for p in paths:

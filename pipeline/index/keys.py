@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 
+from .server import write_secret
 from .settings import folio_home
 from .store import Store
 
@@ -31,10 +31,7 @@ def search_only_key(admin: Store) -> str:
             ),
         )
         parent = str(created["value"])
-        home.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as fh:
-            fh.write(parent)
+        write_secret(path, parent)
     scoped = admin.client.keys.generate_scoped_search_key(
         parent, {"expires_at": int(time.time()) + SCOPED_KEY_SECONDS}
     )

@@ -69,16 +69,21 @@ def _key_file(home: Path) -> Path:
     return home / "api-key"
 
 
+def write_secret(path: Path, value: str, *, exclusive: bool = False) -> None:
+    """Write a key readable by this user only (created with mode 0600, never wider)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
+    with os.fdopen(os.open(path, flags, 0o600), "w", encoding="ascii") as fh:
+        fh.write(value)
+
+
 def admin_key(home: Path) -> str:
     """The generated admin key (created once, mode 0600; never logged)."""
     path = _key_file(home)
     if path.exists():
         return path.read_text(encoding="ascii").strip()
-    home.mkdir(parents=True, exist_ok=True)
     key = secrets.token_urlsafe(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as fh:
-        fh.write(key)
+    write_secret(path, key, exclusive=True)
     return key
 
 
