@@ -14,7 +14,9 @@ import json
 import logging
 import os
 import stat
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
@@ -41,6 +43,8 @@ from .limits import (
 )
 
 log = logging.getLogger("folio.ingest")
+
+MIN_BATCH = 250  # chunks: the smallest batch sent early when Typesense would idle
 
 
 @dataclass(slots=True)
@@ -153,8 +157,15 @@ class _Indexer:
     """Streams chunk batches across documents; completes a document when all of its
     chunks are acknowledged."""
 
-    def __init__(self, store: Store, previous: dict[str, dict[str, Any]], report: Report) -> None:
+    def __init__(
+        self,
+        store: Store,
+        previous: dict[str, dict[str, Any]],
+        report: Report,
+        fingerprint: str,
+    ) -> None:
         self.store = store
+        self.fingerprint = fingerprint
         self.previous = previous  # path -> old record
         self.known = {r["doc_id"] for r in previous.values()}
         self.completed: list[dict[str, Any]] = []
@@ -164,6 +175,9 @@ class _Indexer:
         self.records: list[dict[str, Any]] = []
 
     def add(self, result: _Result) -> None:
+        if result.failure is not None:  # its record goes out with the next batch
+            self.records.append(_failure_record(result, self.fingerprint))
+            return
         assert result.record is not None
         self.records.append(result.record)
         self.waiting[result.sha256] = (result, len(result.chunks))
@@ -234,6 +248,87 @@ class _Indexer:
         self.report.pages += int(record.get("pages") or 0)
 
 
+class _IndexThread:
+    """Runs an ``_Indexer`` on a thread of its own, fed through a hand-off that holds at
+    most ``limit`` chunks (one result larger than that is let through alone), so memory
+    stays bounded when Typesense is slower than the workers.
+
+    An error on the thread (Typesense down after retries, say) stops it; the next
+    ``put`` or ``finish`` raises it on the caller's thread.
+    """
+
+    def __init__(
+        self, indexer: _Indexer, limit: int = 4 * BATCH_SIZE, min_batch: int = MIN_BATCH
+    ) -> None:
+        self.indexer = indexer
+        self.limit = limit
+        self.min_batch = min_batch
+        self.cond = threading.Condition()
+        self.items: deque[_Result] = deque()
+        self.queued = 0  # chunks in ``items``
+        self.closed = False  # no more results: flush and stop
+        self.stopped = False  # stop now, without flushing
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="folio-index", daemon=True)
+        self.thread.start()
+
+    def put(self, result: _Result) -> None:
+        n = len(result.chunks)
+        with self.cond:
+            self.cond.wait_for(
+                lambda: self.error is not None or not self.items or self.queued + n <= self.limit
+            )
+            self._raise()
+            self.items.append(result)
+            self.queued += n
+            self.cond.notify_all()
+
+    def finish(self) -> None:
+        """Index what is queued, flush the last batch and wait for the thread."""
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
+        self.thread.join()
+        self._raise()
+
+    def abandon(self) -> None:
+        """Stop after the call in flight; what is queued stays for the next run."""
+        with self.cond:
+            self.stopped = True
+            self.cond.notify_all()
+        self.thread.join()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            self.stopped = True
+            raise error
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self.cond:
+                    self.cond.wait_for(lambda: self.items or self.closed or self.stopped)
+                    if self.stopped:
+                        return
+                    if not self.items:  # closed and drained
+                        break
+                    result = self.items.popleft()
+                    self.queued -= len(result.chunks)
+                    idle = not self.items
+                    self.cond.notify_all()
+                self.indexer.add(result)
+                if idle and len(self.indexer.batch) >= self.min_batch:
+                    # nothing else waiting: keep Typesense busy rather than let it idle
+                    # until a full batch has been chunked (matters at the start of a run)
+                    self.indexer.flush()
+            self.indexer.flush()
+        except BaseException as exc:  # handed to the caller's thread
+            with self.cond:
+                self.error = exc
+                self.cond.notify_all()
+
+
 ProgressHook = Callable[[str, dict[str, int]], None]
 
 
@@ -300,27 +395,30 @@ def ingest(
             report.unchanged.append(path)
             continue
         todo.append(_Work(path, sha, size))
-    indexer = _Indexer(store, previous, report)
     totals = {"files": len(todo), "done": 0, "chunks": 0, "pages": 0}
     if progress:
         progress("start", totals)
+    # Typesense calls run on their own thread so that the workers are fed while a
+    # batch is being indexed: extraction and chunking overlap with indexing.
+    writer = _IndexThread(_Indexer(store, previous, report, fingerprint))
     try:
         for result in _run_pool(todo, config, fingerprint, workers, limits):
             report.seconds["extract"] += result.extract_s
             report.seconds["chunk"] += result.chunk_s
             if result.failure is not None:
                 report.failed.append(result.failure)
-                store.upsert(DOCUMENTS, [_failure_record(result, fingerprint)])
             else:
-                indexer.add(result)
                 totals["chunks"] += len(result.chunks)
                 totals["pages"] += int((result.record or {}).get("pages") or 0)
+            writer.put(result)
             totals["done"] += 1
             if progress:
                 progress("advance", totals)
-        indexer.flush()
+        writer.finish()
     except KeyboardInterrupt:
         report.interrupted = True
+    finally:
+        writer.abandon()  # no-op after finish(); else the thread stops after its call
     if prune and not report.interrupted:
         _prune(store, paths, previous, files, report)
     report.seconds["total"] = time.perf_counter() - t_start
