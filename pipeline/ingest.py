@@ -184,13 +184,16 @@ class _Indexer:
         for doc in result.chunks:
             self.batch.append(doc)
             if len(self.batch) >= BATCH_SIZE:
-                self.flush()
+                self.flush(final=False)
 
-    def flush(self) -> None:
+    def flush(self, final: bool = True) -> None:
+        """Send the batch. Records go first in one call: the documents completed by the
+        previous batch, and the new ones as ``indexing`` (a crash after this leaves a
+        visible trace); this batch's completions wait for the next call unless ``final``."""
         t0 = time.perf_counter()
-        if self.records:  # "indexing" first: a crash after this leaves a visible trace
-            self.store.upsert(DOCUMENTS, self.records)
-            self.records = []
+        if self.completed or self.records:
+            self.store.upsert(DOCUMENTS, self.completed + self.records)
+            self.completed, self.records = [], []
         batch, self.batch = self.batch, []
         failures = {f.id: f.reason for f in self.store.upsert(CHUNKS, batch)} if batch else {}
         done: list[str] = []
@@ -208,7 +211,7 @@ class _Indexer:
                 self._complete(result)
         for doc_id in done:
             del self.waiting[doc_id]
-        if self.completed:  # one call marks every finished document complete
+        if final and self.completed:
             self.store.upsert(DOCUMENTS, self.completed)
             self.completed = []
         self.report.seconds["index"] += time.perf_counter() - t0
@@ -321,7 +324,7 @@ class _IndexThread:
                 if idle and len(self.indexer.batch) >= self.min_batch:
                     # nothing else waiting: keep Typesense busy rather than let it idle
                     # until a full batch has been chunked (matters at the start of a run)
-                    self.indexer.flush()
+                    self.indexer.flush(final=False)
             self.indexer.flush()
         except BaseException as exc:  # handed to the caller's thread
             with self.cond:

@@ -20,6 +20,7 @@ class Recorder:
         self.batch: list[dict[str, Any]] = []
         self.added: list[str] = []
         self.flushes = 0
+        self.finals = 0
         self.gate: threading.Event | None = None
         self.fail_on = fail_on
 
@@ -31,8 +32,9 @@ class Recorder:
         self.added.append(result.path)
         self.batch.extend(result.chunks)
 
-    def flush(self) -> None:
+    def flush(self, final: bool = True) -> None:
         self.flushes += 1
+        self.finals += final
         self.batch = []
 
 
@@ -65,7 +67,7 @@ def test_put_waits_while_the_queue_holds_its_limit_of_chunks() -> None:
     assert not blocked.is_alive()
     writer.finish()
     assert rec.added == ["a", "b", "c", "d"]
-    assert rec.flushes == 1  # the final flush only (min_batch never reached)
+    assert rec.flushes == rec.finals == 1  # the final flush only (min_batch never reached)
 
 
 def test_a_result_larger_than_the_limit_goes_through_alone() -> None:
@@ -113,5 +115,6 @@ def test_idle_thread_sends_a_partial_batch_early() -> None:
     deadline = time.monotonic() + 5
     while rec.flushes == 0 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert rec.flushes == 1  # Typesense gets work before a full batch is chunked
+    assert rec.flushes == 1 and rec.finals == 0  # Typesense gets work early ...
     writer.finish()
+    assert rec.flushes == 2 and rec.finals == 1  # ... and the last flush completes the run
