@@ -191,9 +191,8 @@ class _Indexer:
         previous batch, and the new ones as ``indexing`` (a crash after this leaves a
         visible trace); this batch's completions wait for the next call unless ``final``."""
         t0 = time.perf_counter()
-        if self.completed or self.records:
-            self.store.upsert(DOCUMENTS, self.completed + self.records)
-            self.completed, self.records = [], []
+        self._write_records(self.records)
+        self.records = []
         batch, self.batch = self.batch, []
         failures = {f.id: f.reason for f in self.store.upsert(CHUNKS, batch)} if batch else {}
         done: list[str] = []
@@ -211,10 +210,24 @@ class _Indexer:
                 self._complete(result)
         for doc_id in done:
             del self.waiting[doc_id]
-        if final and self.completed:
-            self.store.upsert(DOCUMENTS, self.completed)
-            self.completed = []
+        if final:
+            self._write_records([])
         self.report.seconds["index"] += time.perf_counter() - t0
+
+    def _write_records(self, new: list[dict[str, Any]]) -> None:
+        """Upsert the pending completions (then count them as done) and ``new``."""
+        if not (self.completed or new):
+            return
+        self.store.upsert(DOCUMENTS, self.completed + new)
+        for record in self.completed:
+            # A document with no indexable text (front matter only, say) is recorded and
+            # reported as empty: never a silent empty result, but not a failure either.
+            empty = record["status"] == "empty"
+            (self.report.empty if empty else self.report.ingested).append(record["path"])
+            self.report.sections += record["sections"]
+            self.report.snippets += record["snippets"]
+            self.report.pages += int(record.get("pages") or 0)
+        self.completed = []
 
     def _fail(self, result: _Result, reason: str) -> None:
         if result.sha256 in self.waiting:
@@ -241,14 +254,8 @@ class _Indexer:
         old = self.previous.get(result.path)
         if old is not None and old["doc_id"] != result.sha256:
             delete_document(self.store, old["doc_id"])  # the file's previous version
-        # A document with no indexable text (front matter only, say) is recorded and
-        # reported as empty: never a silent empty result, but not a failure either.
         empty = record["sections"] == 0
         self.completed.append(record | {"status": "empty" if empty else "complete"})
-        (self.report.empty if empty else self.report.ingested).append(result.path)
-        self.report.sections += record["sections"]
-        self.report.snippets += record["snippets"]
-        self.report.pages += int(record.get("pages") or 0)
 
 
 class _IndexThread:

@@ -144,12 +144,15 @@ class _Worker(Generic[T]):
         self.proc = ctx.Process(
             target=_worker_main, args=(there, fn, memory_mb, os.getpid()), name="folio-worker"
         )
-        self.proc.start()
-        there.close()
+        self._there = there
         self.item: T | None = None
         self.stage = ""
         self.deadline = float("inf")
         self.tasks = 0
+
+    def start(self) -> None:
+        self.proc.start()
+        self._there.close()
 
     def give(self, item: T, timeout: float | None, stage: str) -> None:
         self.item, self.stage, self.tasks = item, stage, self.tasks + 1
@@ -163,8 +166,10 @@ class _Worker(Generic[T]):
                 os.killpg(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 self.proc.kill()
-        self.proc.join(5)
+        if pid is not None:
+            self.proc.join(5)
         self.conn.close()
+        self._there.close()
 
     def stop(self) -> None:
         with contextlib.suppress(BrokenPipeError, OSError):
@@ -207,6 +212,17 @@ def supervise(
     ctx = multiprocessing.get_context()
     idle: list[_Worker[T]] = []
     busy: list[_Worker[T]] = []
+    # Every worker ever made, registered before it starts: a Ctrl-C can land between a
+    # worker's start and its entry in ``idle`` or ``busy``, and a worker nobody stops
+    # keeps the interpreter's exit waiting on it forever.
+    made: list[_Worker[T]] = []
+
+    def new_worker() -> _Worker[T]:
+        w = _Worker(ctx, fn, memory_mb)
+        made.append(w)
+        w.start()
+        return w
+
     queue = iter(items)
     exhausted = False
     try:
@@ -216,12 +232,12 @@ def supervise(
                 if nxt is None:
                     exhausted = True
                     break
-                w = idle.pop() if idle else _Worker(ctx, fn, memory_mb)
+                w = idle.pop() if idle else new_worker()
                 try:
                     w.give(nxt, timeout, first_stage)
                 except (BrokenPipeError, OSError):  # it died while idle
                     w.kill()
-                    w = _Worker(ctx, fn, memory_mb)
+                    w = new_worker()
                     w.give(nxt, timeout, first_stage)
                 busy.append(w)
             if not busy:
@@ -269,6 +285,8 @@ def supervise(
             w.kill()
         for w in idle:
             w.stop()
+        for w in made:  # any caught between lists; a no-op for those already ended
+            w.kill()
 
 
 __all__ = [

@@ -3,6 +3,7 @@ replacement of changed files, and convergence after a SIGKILL."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -163,6 +164,44 @@ def test_sigkill_mid_ingest_then_rerun_converges(
     proc.wait()
     partial = store.count(DOCUMENTS, "status:=complete")
     assert 0 < partial < 120, "the kill should land mid-run"
+    rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert store.count(DOCUMENTS, "status:=complete") == 120
+
+
+def test_ctrl_c_mid_ingest_summarises_then_rerun_converges(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    lib = tmp_path / "big"
+    lib.mkdir()
+    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
+    for i in range(120):
+        (lib / f"doc{i:03}.md").write_text(f"# Copy {i}\n\n{src}", encoding="utf-8")
+    cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "2", "--json"]
+    # a terminal's Ctrl-C reaches the whole foreground process group
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=os.environ.copy(), start_new_session=True,
+    )  # fmt: skip
+    store.ensure_collections()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and store.count(DOCUMENTS, "status:=complete") < 5:
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Traceback" not in err
+    summary = json.loads(out)
+    assert summary["interrupted"] is True
+    assert 0 < len(summary["ingested"]) < 120, "the interrupt should land mid-run"
+    # the summary counts what the store holds as complete, no more and no less
+    assert len(summary["ingested"]) == store.count(DOCUMENTS, "status:=complete")
+    # nothing is marked complete unless all of its chunks are there
+    for record in store.export(DOCUMENTS):
+        if record["status"] == "complete":
+            n = store.count(CHUNKS, f"doc_id:={record['doc_id']}")
+            assert n == record["sections"] + record["snippets"], record["path"]
     rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert stored(store) == expected_docs(sorted(lib.iterdir()))
