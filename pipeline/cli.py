@@ -157,9 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("--json", action="store_true", help="structured output")
     extract.add_argument(
         "--pdf-backend",
-        choices=("auto", "pypdf", "marker"),
+        choices=("auto", "pdfium", "pypdf", "marker"),
         default="auto",
-        help="PDF reader: marker when installed with its models (auto), else pypdf",
+        help="PDF reader: marker when installed with its models (auto), else PDFium's text "
+        "layer; pypdf reads it in pure Python (slower)",
     )
     extract.add_argument(
         "--no-outline",

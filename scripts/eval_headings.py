@@ -199,11 +199,13 @@ def chunk_page_metric(
     return ok, total
 
 
-def run_one(path: Path, truth_path: Path, *, use_outline: bool, paged: bool) -> Score:
+def run_one(
+    path: Path, truth_path: Path, *, use_outline: bool, paged: bool, backend: str = "pdfium"
+) -> Score:
     truth = json.loads(truth_path.read_text(encoding="utf-8"))
     t0 = time.perf_counter()
     try:
-        doc = extract_path(path, pdf_backend="pypdf", use_outline=use_outline)
+        doc = extract_path(path, pdf_backend=backend, use_outline=use_outline)
     except ExtractionError as exc:
         s = Score(path.name, truth=len(truth), error=f"{type(exc).__name__}: {exc.reason}")
         s.seconds = time.perf_counter() - t0
@@ -326,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write all scores here")
     ap.add_argument("--skip-epub", action="store_true")
     ap.add_argument("--skip-pdf", action="store_true")
+    ap.add_argument(
+        "--pdf-backend", choices=("pdfium", "pypdf"), default="pdfium", help="PDF text layer"
+    )
     args = ap.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus}", file=sys.stderr)
@@ -338,7 +343,10 @@ def main(argv: list[str] | None = None) -> int:
             if p.with_name(p.stem + ".outline.json").is_file() and args.only in p.name
         )
         for label, use in (("PDF, with outline", True), ("PDF, --no-outline", False)):
-            results[label] = [run_one(p, t, use_outline=use, paged=True) for p, t in pdfs]
+            results[label] = [
+                run_one(p, t, use_outline=use, paged=True, backend=args.pdf_backend)
+                for p, t in pdfs
+            ]
             print(table(label, results[label]), flush=True)
     if not args.skip_epub:
         epubs = sorted(

@@ -50,7 +50,7 @@ def test_pdf_named_txt_is_read_as_pdf(tmp_path: Path) -> None:
     p = tmp_path / "really-a-pdf.txt"
     p.write_bytes((FIXTURES / "pdflatex-outline.pdf").read_bytes())
     doc = extract_path(p)
-    assert doc.format == "pdf" and doc.metadata["backend"] == "pypdf"
+    assert doc.format == "pdf" and doc.metadata["backend"] == "pdfium"
     assert doc.metadata["backend_reason"].startswith(("auto", "requested"))
 
 
@@ -106,7 +106,7 @@ def test_marker_requested_but_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(MarkerUnavailableError) as err:
         marker.resolve_backend("marker", "x.pdf")
     assert "pip install 'folio-pipeline[marker]'" in str(err.value)
-    assert marker.resolve_backend("auto") == ("pypdf", "auto: marker-pdf is not installed")
+    assert marker.resolve_backend("auto") == ("pdfium", "auto: marker-pdf is not installed")
 
 
 def test_marker_installed_without_models(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -114,7 +114,7 @@ def test_marker_installed_without_models(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(marker, "models_available", lambda: (False, "no models here"))
     with pytest.raises(MarkerUnavailableError):
         marker.resolve_backend("marker", "x.pdf")
-    assert marker.resolve_backend("auto")[0] == "pypdf"
+    assert marker.resolve_backend("auto")[0] == "pdfium"
     monkeypatch.setattr(marker, "models_available", lambda: (True, "models in /m"))
     assert marker.resolve_backend("auto") == ("marker", "auto: marker installed, models in /m")
 

@@ -15,7 +15,7 @@ fpdf = pytest.importorskip("fpdf")
 
 from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
 from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
-from pipeline.extract.pdf import read_pdf  # noqa: E402
+from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
 from pipeline.model import Document  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -110,9 +110,10 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
-def book_doc(book: Path) -> Document:
-    return read_pdf(book, workers=1)
+@pytest.fixture(scope="module", params=["pdfium", "pypdf"])
+def book_doc(book: Path, request: pytest.FixtureRequest) -> Document:
+    """The test book read by each text layer: both must give the same structure."""
+    return read_pdf(book, workers=1, layer=request.param)
 
 
 def _atx(doc: Document) -> list[tuple[int, str]]:
@@ -178,12 +179,13 @@ def test_paragraphs_dehyphenation_and_metadata(book_doc: Document) -> None:
     assert meta["title"] == "A Book for Testing" and book_doc.title == "A Book for Testing"
     assert meta["author"] == "Ada Tester"
     assert meta["page_count"] == 8
-    assert meta["backend"] == "pypdf" and meta["heading_mode"] == "outline"
+    assert meta["backend"] in ("pdfium", "pypdf") and meta["heading_mode"] == "outline"
     assert text.endswith("\n") and not text.endswith("\n\n")
 
 
-def test_no_outline_falls_back_to_font_sizes(book: Path) -> None:
-    doc = read_pdf(book, use_outline=False, workers=1)
+@pytest.mark.parametrize("layer", ["pdfium", "pypdf"])
+def test_no_outline_falls_back_to_font_sizes(book: Path, layer: TextLayer) -> None:
+    doc = read_pdf(book, use_outline=False, workers=1, layer=layer)
     assert doc.heading_mode == "fonts"
     heads = _atx(doc)
     titles = [t for _, t in heads]
@@ -202,7 +204,7 @@ def test_bookmarkless_pdf_uses_fonts(tmp_path: Path) -> None:
 
 
 def test_parallel_extraction_gives_the_same_document(book: Path, book_doc: Document) -> None:
-    doc = read_pdf(book, workers=2)
+    doc = read_pdf(book, workers=2, layer=book_doc.metadata["backend"])
     assert doc.text == book_doc.text
     assert doc.pages == book_doc.pages
 

@@ -86,6 +86,9 @@ def _mostly_text(head: bytes) -> bool:
     return True
 
 
+PDF_BACKENDS = ("auto", "pdfium", "pypdf", "marker")
+
+
 def extract_path(
     path: str | Path, *, pdf_backend: str = "auto", use_outline: bool = True
 ) -> Document:
@@ -94,7 +97,7 @@ def extract_path(
     src = str(path)
     if not p.is_file():
         raise ExtractionError(src, "not a readable file")
-    if pdf_backend not in {"auto", "pypdf", "marker"}:
+    if pdf_backend not in PDF_BACKENDS:
         raise UnsupportedFormatError(src, f"unknown PDF backend {pdf_backend!r}")
     try:
         kind, what = sniff(p)
@@ -134,18 +137,19 @@ def extract_path(
 
 def _extract_pdf(p: Path, src: str, backend: str, use_outline: bool) -> Document:
     from .marker import read_pdf_marker, resolve_backend
-    from .pdf import read_pdf
+    from .pdf import TextLayer, read_pdf
 
     chosen, reason = resolve_backend(backend, src)
     if chosen == "marker":
         log.info("%s: PDF backend marker (%s)", src, reason)
         doc = read_pdf_marker(p, use_outline=use_outline)
     else:
-        log.info("%s: PDF backend pypdf (%s)", src, reason)
-        doc = read_pdf(p, use_outline=use_outline)
+        layer: TextLayer = "pypdf" if chosen == "pypdf" else "pdfium"
+        log.info("%s: PDF backend %s (%s)", src, layer, reason)
+        doc = read_pdf(p, use_outline=use_outline, layer=layer)
     meta = dict(doc.metadata)
     meta["backend_reason"] = reason
     return dataclasses.replace(doc, metadata=meta)
 
 
-__all__ = ["SUPPORTED_SUFFIXES", "extract_path", "sniff"]
+__all__ = ["PDF_BACKENDS", "SUPPORTED_SUFFIXES", "extract_path", "sniff"]

@@ -75,9 +75,9 @@ def models_available() -> tuple[bool, str]:
 
 
 def resolve_backend(requested: str, source: str = "") -> tuple[str, str]:
-    """The PDF backend to use and why: ``("pypdf"|"marker", reason)``."""
-    if requested == "pypdf":
-        return "pypdf", "requested"
+    """The PDF backend to use and why: ``("pdfium"|"pypdf"|"marker", reason)``."""
+    if requested in ("pdfium", "pypdf"):
+        return requested, "requested"
     importable = marker_importable()
     ok, why = models_available() if importable else (False, "marker-pdf is not installed")
     if requested == "marker":
@@ -92,7 +92,7 @@ def resolve_backend(requested: str, source: str = "") -> tuple[str, str]:
         return "marker", f"requested; {why}"
     if importable and ok:
         return "marker", f"auto: marker installed, {why}"
-    return "pypdf", f"auto: {why}"
+    return "pdfium", f"auto: {why}"
 
 
 def _default_converter() -> Callable[[str], Any]:

@@ -1,4 +1,7 @@
-"""PDF → Document with pypdf: lines with layout, boilerplate removed, headings, paragraphs.
+"""PDF → Document: lines with layout, boilerplate removed, headings, paragraphs.
+
+The text layer is read by PDFium (``pdfium_text``; pypdf's visitor path stays available
+as ``layer="pypdf"``); outline, page labels, metadata and encryption come from pypdf.
 
 Headings, best first: the PDF outline (bookmarks placed on their pages), font-size
 evidence, flat-text heuristics (``pipeline.parse.headings.find_headings``). The text is
@@ -13,7 +16,7 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import EmptyDocumentError, ExtractionError
 from ..model import Document, HeadingMode, OutlineEntry, Page
@@ -32,7 +35,9 @@ from .pdf_tables import find_tables, to_markdown
 
 log = logging.getLogger("folio.extract")
 
-PARALLEL_MIN_PAGES = 48  # below this a process pool costs more than it saves
+PARALLEL_MIN_PAGES = 48  # pypdf: below this a process pool costs more than it saves
+PARALLEL_MIN_PAGES_PDFIUM = 400  # PDFium reads ~300 pages/s: only long books gain
+TextLayer = Literal["pdfium", "pypdf"]
 _ESCAPE_HASH = re.compile(r"^(\s{0,3})#", re.MULTILINE)
 _NO_TEXT_HINT = "no text layer — scanned? try the marker backend (--pdf-backend marker)"
 
@@ -95,10 +100,27 @@ def _page_has_images(page: Any) -> bool:
         return False
 
 
-def _extract_range(path: str, password: str | None, start: int, stop: int) -> list[Any]:
-    """Worker: lines of pages ``start..stop``; an exception object in place of a bad page."""
+def _extract_range(
+    path: str, password: str | None, start: int, stop: int, layer: TextLayer = "pdfium"
+) -> list[Any]:
+    """Worker: lines of pages ``start..stop``; an error message in place of a bad page."""
+    if layer == "pdfium":
+        return _pdfium_range(Path(path), password, start, stop)
     reader = open_reader(Path(path), password)
     return [_extract_one(reader, i) for i in range(start, stop)]
+
+
+def _pdfium_range(path: Path, password: str | None, start: int, stop: int) -> list[Any]:
+    from .pdfium_text import open_document, pages_lines
+
+    try:
+        doc = open_document(path, password)
+    except Exception as exc:  # pypdf opened it: PDFium's view of a damaged file differs
+        return [f"{type(exc).__name__}: {exc}"] * (stop - start)
+    try:
+        return pages_lines(doc, start, stop)
+    finally:
+        doc.close()
 
 
 def _extract_one(reader: Any, i: int) -> list[Line] | str:
@@ -108,7 +130,7 @@ def _extract_one(reader: Any, i: int) -> list[Line] | str:
         return f"{type(exc).__name__}: {exc}"
 
 
-def default_workers(n_pages: int) -> int:
+def default_workers(n_pages: int, layer: TextLayer = "pypdf") -> int:
     """Processes worth starting: one per idle core, up to 4, from ``PARALLEL_MIN_PAGES``.
 
     The pool's own cost is small (each worker re-opens the file: ~0.3 s for a 350-page
@@ -116,7 +138,7 @@ def default_workers(n_pages: int) -> int:
     machine already busy (1-minute load ≥ cores) a second process only takes turns with
     the first, so the pages are read in-line. The output is the same either way.
     """
-    if n_pages < PARALLEL_MIN_PAGES:
+    if n_pages < (PARALLEL_MIN_PAGES_PDFIUM if layer == "pdfium" else PARALLEL_MIN_PAGES):
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
@@ -131,29 +153,40 @@ def default_workers(n_pages: int) -> int:
 
 
 def extract_lines(
-    path: Path, reader: Any, *, workers: int | None = None, password: str | None = None
+    path: Path,
+    reader: Any,
+    *,
+    workers: int | None = None,
+    password: str | None = None,
+    layer: TextLayer = "pdfium",
 ) -> list[list[Line] | str]:
     """Lines of every page, in order; a page that failed gives its error message instead."""
     n = len(reader.pages)
     if workers is None:
-        workers = default_workers(n)
+        workers = default_workers(n, layer)
     workers = min(workers, n)
+
+    def here(a: int, b: int) -> list[list[Line] | str]:
+        if layer == "pdfium":
+            return _pdfium_range(path, password, a, b)
+        return [_extract_one(reader, i) for i in range(a, b)]
+
     if workers <= 1 or n < 2:
-        return [_extract_one(reader, i) for i in range(n)]
+        return here(0, n)
     # the main process reads the first share itself; the pool reads the others
     bounds = [round(n * k / workers) for k in range(workers + 1)]
     ranges = [(bounds[k], bounds[k + 1]) for k in range(workers) if bounds[k] < bounds[k + 1]]
     try:
         with ProcessPoolExecutor(max_workers=len(ranges) - 1) as pool:
             futures = [
-                pool.submit(_extract_range, str(path), password, a, b) for a, b in ranges[1:]
+                pool.submit(_extract_range, str(path), password, a, b, layer) for a, b in ranges[1:]
             ]
-            out: list[list[Line] | str] = [_extract_one(reader, i) for i in range(*ranges[0])]
+            out = here(*ranges[0])
             for fut in futures:
                 out.extend(fut.result())
     except (OSError, RuntimeError) as exc:  # no processes here: do it in-line
         log.info("process pool unavailable (%s); extracting in one process", exc)
-        return [_extract_one(reader, i) for i in range(n)]
+        return here(0, n)
     return out
 
 
@@ -371,13 +404,21 @@ def read_pdf(
     use_outline: bool = True,
     password: str | None = None,
     workers: int | None = None,
+    layer: TextLayer = "pdfium",
 ) -> Document:
-    """Extract a PDF with pypdf. Raises a typed ``ExtractionError`` on bad input."""
+    """Extract a PDF: the text layer read by PDFium (or pypdf), the structure (outline,
+    page labels, metadata, encryption) by pypdf. Raises a typed ``ExtractionError``."""
     p = Path(path)
     src = str(path)
     reader = open_reader(p, password)
     n_pages = len(reader.pages)
-    results = extract_lines(p, reader, workers=workers, password=password)
+    results = extract_lines(p, reader, workers=workers, password=password, layer=layer)
+    if layer == "pdfium" and all(isinstance(r, str) for r in results):
+        # PDFium could not read a file pypdf opened (damage they tolerate differently):
+        # pypdf's own text layer is the fallback, and the metadata says so.
+        log.warning("%s: PDFium read no page (%s); using pypdf's text layer", src, results[0])
+        layer = "pypdf"
+        results = extract_lines(p, reader, workers=workers, password=password, layer=layer)
     failed = [(i + 1, r) for i, r in enumerate(results) if isinstance(r, str)]
     pages: list[list[Line]] = [r if isinstance(r, list) else [] for r in results]
     if failed and len(failed) == n_pages:
@@ -436,7 +477,7 @@ def read_pdf(
         "producer": _metadata_str(info, "/Producer"),
         "created": _metadata_str(info, "/CreationDate"),
         "page_count": n_pages,
-        "backend": "pypdf",
+        "backend": layer,
         "heading_mode": mode,
         "outline_entries": len(outline_items),
         "outline_found": plan.found if mode == "outline" else None,

@@ -1,0 +1,66 @@
+"""PDFium's text layer: its characters map one to one onto its char positions, and it
+reads real corpus pages into the same structure as the pypdf layer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.extract.layout import clean_text
+from pipeline.extract.pdf import read_pdf
+from pipeline.extract.pdfium_text import join_units
+
+FIXTURES = Path(__file__).parent / "fixtures" / "extract"
+
+
+def utf16_units(text: str) -> list[int]:
+    raw = text.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)]
+
+
+@given(st.text())
+def test_one_character_per_position_and_nothing_lost(text: str) -> None:
+    units = utf16_units(text)
+    joined = join_units(units)
+    assert len(joined) == len(units)  # offsets stay PDFium's
+    assert not any(0xD800 <= ord(c) < 0xE000 for c in joined)  # no lone surrogate survives
+    if not any(0xD800 <= ord(c) < 0xE000 for c in text):
+        assert joined.replace("\0", "") == text.replace("\0", "")
+
+
+def test_pairs_and_lone_surrogates() -> None:
+    units = [ord("a"), 0xD835, 0xDC65, ord("b"), 0xDC00, ord("c")]  # a 𝑥... b <lone> c
+    joined = join_units(units)
+    assert joined == "a\U0001d465\0b\ufffdc"
+    assert clean_text(joined) == "a\U0001d465b\ufffdc"
+
+
+@pytest.mark.parametrize("name", ["pdflatex-outline.pdf", "kaobook-minimal-report.pdf"])
+def test_pdfium_and_pypdf_layers_agree_on_structure(name: str) -> None:
+    path = FIXTURES / name
+    a = read_pdf(path, workers=1, layer="pdfium")
+    b = read_pdf(path, workers=1, layer="pypdf")
+    assert a.metadata["backend"] == "pdfium" and b.metadata["backend"] == "pypdf"
+    assert [(e.level, e.title, e.page) for e in a.outline] == [
+        (e.level, e.title, e.page) for e in b.outline
+    ]
+    assert [p.number for p in a.pages] == [p.number for p in b.pages]
+    words_a, words_b = set(a.text.split()), set(b.text.split())
+    assert len(words_a & words_b) >= 0.9 * len(words_b)
+
+
+def test_a_pdf_pdfium_cannot_open_falls_back_to_pypdf(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # pypdf finds a header after 1 KB of junk; PDFium gives up ("Data format error")
+    path = tmp_path / "junk-first.pdf"
+    path.write_bytes(b"x" * 1100 + (FIXTURES / "pdflatex-outline.pdf").read_bytes())
+    with caplog.at_level("WARNING", logger="folio.extract"):
+        doc = read_pdf(path, workers=1, layer="pdfium")
+    assert doc.metadata["backend"] == "pypdf"
+    assert "using pypdf's text layer" in caplog.text and str(path) in caplog.text
+    reference = read_pdf(FIXTURES / "pdflatex-outline.pdf", workers=1, layer="pypdf")
+    assert doc.text == reference.text
