@@ -8,6 +8,7 @@ line carries their title.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -89,13 +90,20 @@ def clean_heading(text: str) -> str:
     return " ".join(text.replace("#", " ").split()).strip()
 
 
-def _run_in_split(line: str, title: str) -> int:
-    """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
+@functools.lru_cache(maxsize=8192)
+def _title_pattern(title: str) -> re.Pattern[str] | None:
+    # compiled once per title: a long outline (1,588 entries) thrashes ``re``'s own cache
     words = title.split()
     if not words:
-        return 0
+        return None
     pattern = r"^\s*(?:[\dIVXivx]+(?:\.\d+)*\.?\s*)?" + r"\s*".join(re.escape(w) for w in words)
-    m = re.match(pattern, line, re.IGNORECASE)
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def _run_in_split(line: str, title: str) -> int:
+    """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
+    pattern = _title_pattern(title)
+    m = pattern.match(line) if pattern is not None else None
     if m is None or m.end() >= len(line):
         return 0
     rest = line[m.end() :]
