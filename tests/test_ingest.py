@@ -35,6 +35,15 @@ def library(tmp: Path) -> Path:
     return lib
 
 
+def copies(lib: Path, n: int) -> Path:
+    """``n`` markdown files with distinct content (so distinct documents)."""
+    lib.mkdir()
+    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
+    for i in range(n):
+        (lib / f"doc{i:03}.md").write_text(f"# Copy {i}\n\n{src}", encoding="utf-8")
+    return lib
+
+
 def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
     from pipeline.extract import extract_file
     from pipeline.library import file_sha256
@@ -147,11 +156,7 @@ def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
 def test_sigkill_mid_ingest_then_rerun_converges(
     store: Store, tmp_path: Path, folio_env: Path
 ) -> None:
-    lib = tmp_path / "big"
-    lib.mkdir()
-    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
-    for i in range(120):  # distinct content: distinct documents
-        (lib / f"doc{i:03}.md").write_text(f"# Copy {i}\n\n{src}", encoding="utf-8")
+    lib = copies(tmp_path / "big", 120)
     cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "1", "--json"]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
@@ -173,11 +178,7 @@ def test_sigkill_mid_ingest_then_rerun_converges(
 def test_ctrl_c_mid_ingest_summarises_then_rerun_converges(
     store: Store, tmp_path: Path, folio_env: Path
 ) -> None:
-    lib = tmp_path / "big"
-    lib.mkdir()
-    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
-    for i in range(120):
-        (lib / f"doc{i:03}.md").write_text(f"# Copy {i}\n\n{src}", encoding="utf-8")
+    lib = copies(tmp_path / "big", 120)
     cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "2", "--json"]
     # a terminal's Ctrl-C reaches the whole foreground process group
     proc = subprocess.Popen(
