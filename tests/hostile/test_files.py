@@ -93,22 +93,8 @@ def test_hostile_file(name: str, hostile_dir: Path) -> None:
     _check(name, hostile_dir)
 
 
-_CHUNKER_QUADRATIC = pytest.mark.xfail(
-    reason="chunker is superlinear here (reported: tiers._group_sections re-scans the whole "
-    "heading-only group per heading; a 50 MB single line takes > 300 s while 8 MB takes "
-    "~10-20 s); hits the case time limit",
-    strict=False,
-)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=_CHUNKER_QUADRATIC) if n == "md-headings-only-100000" else n
-        for n in generate.cases(slow=True)
-    ],
-)
+@pytest.mark.parametrize("name", list(generate.cases(slow=True)))
 def test_hostile_file_full_size(name: str, hostile_dir: Path) -> None:
     _check(name, hostile_dir)
 
