@@ -212,9 +212,9 @@ def supervise(
     ctx = multiprocessing.get_context()
     idle: list[_Worker[T]] = []
     busy: list[_Worker[T]] = []
-    # Every worker ever made, registered before it starts: a Ctrl-C can land between a
-    # worker's start and its entry in ``idle`` or ``busy``, and a worker nobody stops
-    # keeps the interpreter's exit waiting on it forever.
+    # Every worker ever made, registered before it starts: a Ctrl-C can land while a
+    # worker is in neither ``idle`` nor ``busy`` (just made, or moving from one to the
+    # other), and a worker nobody stops keeps the interpreter's exit waiting forever.
     made: list[_Worker[T]] = []
 
     def new_worker() -> _Worker[T]:
