@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import os
 import secrets
@@ -41,6 +42,12 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if importlib.util.find_spec("pipeline") is None:  # a fresh checkout, not installed
+    sys.path.insert(0, str(ROOT))
+
+from pipeline.index.server import process_alive  # noqa: E402
 
 HOST = "127.0.0.1"
 STATE_LEADER = 1
@@ -165,17 +172,7 @@ def pid_alive(pid: int | None) -> bool:
     proc = _PROCS.get(pid)
     if proc is not None:
         return proc.poll() is None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return False
+    return process_alive(pid)
 
 
 def _is_node_process(cluster: Cluster, i: int, pid: int) -> bool:

@@ -99,7 +99,8 @@ def _lock(home: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -149,7 +150,7 @@ def running(home: Path | None = None) -> RunningServer | None:
         pid, port = int(info["pid"]), int(info["port"])
     except (OSError, ValueError, KeyError):
         return None
-    if not _alive(pid) or not healthy(port):
+    if not process_alive(pid) or not healthy(port):
         return None
     return RunningServer(pid, port, admin_key(home), home)
 
@@ -214,13 +215,13 @@ def stop(home: Path | None = None, *, timeout: float = STOP_TIMEOUT) -> bool:
     except (OSError, ValueError, KeyError):
         state.unlink(missing_ok=True)
         return False
-    was_alive = _alive(pid)
+    was_alive = process_alive(pid)
     if was_alive:
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while _alive(pid) and time.monotonic() < deadline:
+        while process_alive(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        if _alive(pid):
+        if process_alive(pid):
             os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
