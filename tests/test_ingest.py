@@ -153,6 +153,28 @@ def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
     assert store.count(CHUNKS) == n
 
 
+def wait_for_complete(store: Store, n: int, limit: float = 120.0) -> None:
+    """Until ``n`` documents are marked complete: the ingest is under way."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and store.count(DOCUMENTS, "status:=complete") < n:
+        time.sleep(0.02)
+
+
+def assert_complete_means_stored(store: Store) -> None:
+    """Nothing is marked complete unless all of its chunks are there."""
+    for record in store.export(DOCUMENTS):
+        if record["status"] == "complete":
+            n = store.count(CHUNKS, f"doc_id:={record['doc_id']}")
+            assert n == record["sections"] + record["snippets"], record["path"]
+
+
+def assert_rerun_converges(cmd: list[str], store: Store, lib: Path) -> None:
+    rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert store.count(DOCUMENTS, "status:=complete") == len(list(lib.iterdir()))
+
+
 def test_sigkill_mid_ingest_then_rerun_converges(
     store: Store, tmp_path: Path, folio_env: Path
 ) -> None:
@@ -162,17 +184,12 @@ def test_sigkill_mid_ingest_then_rerun_converges(
         cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy()
     )
     store.ensure_collections()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and store.count(DOCUMENTS, "status:=complete") < 5:
-        time.sleep(0.02)
+    wait_for_complete(store, 5)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     partial = store.count(DOCUMENTS, "status:=complete")
     assert 0 < partial < 120, "the kill should land mid-run"
-    rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
-    assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert stored(store) == expected_docs(sorted(lib.iterdir()))
-    assert store.count(DOCUMENTS, "status:=complete") == 120
+    assert_rerun_converges(cmd, store, lib)
 
 
 def test_ctrl_c_mid_ingest_summarises_then_rerun_converges(
@@ -186,9 +203,7 @@ def test_ctrl_c_mid_ingest_summarises_then_rerun_converges(
         env=os.environ.copy(), start_new_session=True,
     )  # fmt: skip
     store.ensure_collections()
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and store.count(DOCUMENTS, "status:=complete") < 5:
-        time.sleep(0.02)
+    wait_for_complete(store, 5)
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err[-2000:]
@@ -198,12 +213,5 @@ def test_ctrl_c_mid_ingest_summarises_then_rerun_converges(
     assert 0 < len(summary["ingested"]) < 120, "the interrupt should land mid-run"
     # the summary counts what the store holds as complete, no more and no less
     assert len(summary["ingested"]) == store.count(DOCUMENTS, "status:=complete")
-    # nothing is marked complete unless all of its chunks are there
-    for record in store.export(DOCUMENTS):
-        if record["status"] == "complete":
-            n = store.count(CHUNKS, f"doc_id:={record['doc_id']}")
-            assert n == record["sections"] + record["snippets"], record["path"]
-    rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
-    assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert stored(store) == expected_docs(sorted(lib.iterdir()))
-    assert store.count(DOCUMENTS, "status:=complete") == 120
+    assert_complete_means_stored(store)
+    assert_rerun_converges(cmd, store, lib)

@@ -15,7 +15,7 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
 
-from .test_ingest import FIXTURES, expected_docs
+from .test_ingest import FIXTURES, assert_complete_means_stored, expected_docs
 
 ROOT = Path(__file__).parent.parent
 
@@ -77,11 +77,7 @@ def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
         running = server.start(home)  # same data dir, fresh process
         store = _store(running)
         _settled(store)
-        # nothing is marked complete unless all of its chunks are there
-        for record in store.export(DOCUMENTS):
-            if record["status"] == "complete":
-                n = store.count(CHUNKS, f"doc_id:={record['doc_id']}")
-                assert n == record["sections"] + record["snippets"], record["path"]
+        assert_complete_means_stored(store)
         env["TYPESENSE_URL"] = running.node.url()
         rerun = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
                                timeout=300)
