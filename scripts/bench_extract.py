@@ -4,7 +4,7 @@
 For each corpus PDF, in the same run: (a) the plain loop
 ``[p.extract_text() for p in PdfReader(f).pages]``, (b) ``read_pdf`` on one core
 (PDFium text layer + layout + boilerplate + headings + paragraphs), (c) ``read_pdf`` as it
-runs by default (a process pool over the idle cores for long books; see
+runs by default (a process pool over the idle cores from 48 pages on; see
 ``pipeline.extract.pdf.default_workers``: none when the machine's load already fills its
 cores). Goal: (b) ≤ 1.5× (a); (c) faster than (a). ``--force-pool`` makes (c) always use
 ``--workers`` processes, to measure the pool itself on a loaded machine.
@@ -60,15 +60,15 @@ def main(argv: list[str] | None = None) -> int:
     if not pdfs:
         print(f"no PDFs under {args.corpus / 'pdf'}", file=sys.stderr)
         return 2
-    from pipeline.extract.pdf import PARALLEL_MIN_PAGES_PDFIUM, default_workers
+    from pipeline.extract.pdf import PARALLEL_MIN_PAGES, default_workers
 
     print(
         f"cores: {os.cpu_count()}, load (1 min): {os.getloadavg()[0]:.1f}, (c): "
         + (
             f"{args.workers} workers forced"
             if args.force_pool
-            else f"default policy, now {default_workers(10**6, 'pdfium')} worker(s) from "
-            f"{PARALLEL_MIN_PAGES_PDFIUM} pages"
+            else f"default policy, now {default_workers(10**6)} worker(s) from "
+            f"{PARALLEL_MIN_PAGES} pages"
         )
         + "\n"
     )
