@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.chunk import tokens
@@ -256,8 +256,15 @@ _ascii_piece = st.one_of(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ascii_piece, max_size=40).map("".join))
+@example("0" * 101)  # found by hypothesis: one word over the 100-character limit
 def test_prose_is_exact_on_ascii_text(wordpiece: WordPieceCounter, text: str) -> None:
-    assert Estimator("prose").count(text) == wordpiece.count(text)
+    estimate, true = Estimator("prose").count(text), wordpiece.count(text)
+    # Adjacent generated words can join into one over WordPiece's 100-character limit,
+    # where it emits a single [UNK] and the estimator, by design, counts the word in full.
+    if any(len(w) > 100 for w in re.findall(r"[A-Za-z0-9]+", text)):
+        assert estimate >= true
+    else:
+        assert estimate == true
 
 
 # Scripts and symbols of real documents. (Code points added in recent Unicode versions are
