@@ -29,6 +29,37 @@ VOCAB_RESOURCE = "wordpiece_uncased.txt"  # in pipeline/data; see LICENSES.md th
 _ASCII_PUNCT_CHARS = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"  # BERT splits off each of these
 _ASCII_PUNCT = frozenset(_ASCII_PUNCT_CHARS)
 _DROPPED = frozenset(("Mn", "Cc", "Cf", "Co", "Cs"))
+# Combining marks and format characters Unicode assigned after 8.0, the version of the
+# tokenizer's own tables: to it they are unknown characters, kept (and counted), not marks
+# to drop. Found by normalizing every Mn/Cf code point of Python 3.11's Unicode 14 with the
+# real all-MiniLM normalizer; a later Python may know later marks that are missing here.
+# fmt: off
+_KEPT_RANGES = (
+    (0x7FD, 0x7FD), (0x890, 0x891), (0x898, 0x89F), (0x8CA, 0x8E2), (0x9FE, 0x9FE),
+    (0xAFA, 0xAFF), (0xB55, 0xB55), (0xC04, 0xC04), (0xC3C, 0xC3C), (0xD00, 0xD00),
+    (0xD3B, 0xD3C), (0xD81, 0xD81), (0xEBA, 0xEBA), (0x180F, 0x180F), (0x1885, 0x1886),
+    (0x1ABF, 0x1ACE), (0x1DF6, 0x1DFB), (0xA82C, 0xA82C), (0xA8C5, 0xA8C5), (0xA8FF, 0xA8FF),
+    (0xA9BD, 0xA9BD), (0x10D24, 0x10D27), (0x10EAB, 0x10EAC), (0x10F46, 0x10F50),
+    (0x10F82, 0x10F85), (0x11070, 0x11070), (0x11073, 0x11074), (0x110C2, 0x110C2),
+    (0x110CD, 0x110CD), (0x111CF, 0x111CF), (0x1123E, 0x1123E),
+    (0x1133B, 0x1133B), (0x11438, 0x1143F), (0x11442, 0x11444), (0x11446, 0x11446),
+    (0x1145E, 0x1145E), (0x1182F, 0x11837), (0x11839, 0x1183A), (0x1193B, 0x1193C),
+    (0x1193E, 0x1193E), (0x11943, 0x11943), (0x119D4, 0x119D7), (0x119DA, 0x119DB),
+    (0x119E0, 0x119E0), (0x11A01, 0x11A0A), (0x11A33, 0x11A38), (0x11A3B, 0x11A3E),
+    (0x11A47, 0x11A47), (0x11A51, 0x11A56), (0x11A59, 0x11A5B), (0x11A8A, 0x11A96),
+    (0x11A98, 0x11A99), (0x11C30, 0x11C36), (0x11C38, 0x11C3D), (0x11C3F, 0x11C3F),
+    (0x11C92, 0x11CA7), (0x11CAA, 0x11CB0), (0x11CB2, 0x11CB3), (0x11CB5, 0x11CB6),
+    (0x11D31, 0x11D36), (0x11D3A, 0x11D3A), (0x11D3C, 0x11D3D), (0x11D3F, 0x11D45),
+    (0x11D47, 0x11D47), (0x11D90, 0x11D91), (0x11D95, 0x11D95), (0x11D97, 0x11D97),
+    (0x11EF3, 0x11EF4), (0x13430, 0x13438), (0x16F4F, 0x16F4F), (0x16FE4, 0x16FE4),
+    (0x1CF00, 0x1CF2D), (0x1CF30, 0x1CF46), (0x1E000, 0x1E006), (0x1E008, 0x1E018),
+    (0x1E01B, 0x1E021), (0x1E023, 0x1E024), (0x1E026, 0x1E02A), (0x1E130, 0x1E136),
+    (0x1E2AE, 0x1E2AE), (0x1E2EC, 0x1E2EF), (0x1E944, 0x1E94A),
+)
+# fmt: on
+_KEPT = frozenset(chr(c) for a, b in _KEPT_RANGES for c in range(a, b + 1))
+# Punctuation (Po) in Unicode 8.0, a combining mark since: the tokenizer splits it off.
+_WAS_PUNCT = frozenset("\U000111c9")  # SHARADA SANDHI MARK
 # Control characters Python's split() takes for whitespace but BERT deletes (joining the text
 # around them): vertical tab, form feed, information separators, NEL.
 _DELETED = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
@@ -158,9 +189,9 @@ class _Model:
         word: list[str] = []
         for c in unicodedata.normalize("NFD", text):
             cat = unicodedata.category(c)
-            if cat in _DROPPED or c == "\ufffd":
+            if (cat in _DROPPED and c not in _KEPT and c not in _WAS_PUNCT) or c == "\ufffd":
                 continue
-            if c in _ASCII_PUNCT or cat[0] == "P":
+            if c in _ASCII_PUNCT or cat[0] == "P" or c in _WAS_PUNCT:
                 if word:
                     total += words["".join(word)]
                     word.clear()
