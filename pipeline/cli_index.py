@@ -21,13 +21,13 @@ from rich.progress import (
 from rich.table import Table
 
 from .config import load_config
-from .index import server
+from .index import server, side_index
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import folio_home, load_server_settings
 from .index.store import Store
 from .ingest import Report, delete_document, ingest
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
-from .retrieve import Filters, retrieve, search
+from .retrieve import MODES, Filters, retrieve, search
 
 err = Console(stderr=True)
 out = Console()
@@ -174,13 +174,15 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_retrieve(args: argparse.Namespace) -> int:
     store = _store(args)
     store.ensure_collections()
-    ctx = retrieve(store, args.query, args.budget, _filters(args))
+    ctx = retrieve(store, args.query, args.budget, _filters(args), mode=args.mode)
     if args.json:
         json.dump(ctx.to_dict(), sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(ctx.to_markdown())
-        err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens")
+        if ctx.note:
+            err.print(f"[dim]{escape(ctx.note)}[/dim]", highlight=False)
+        err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens ({ctx.mode})")
     return 0
 
 
@@ -225,6 +227,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         err.print(f"folio: {args.doc!r} matches several documents; give more of the doc_id")
         return 1
     removed = delete_document(store, matches[0]["doc_id"])
+    side_index.refresh(store)
     err.print(f"deleted {matches[0]['path']} ({removed} chunks)")
     return 0
 
@@ -293,6 +296,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     for name in (CHUNKS, DOCUMENTS):
         old, new = store.reindex(name)
         err.print(f"{name}: {old} -> {new}")
+    side_index.refresh(store)
     return 0
 
 
@@ -387,6 +391,13 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     p.add_argument("query")
     p.add_argument("--budget", type=int, required=True, metavar="TOKENS")
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default=None,
+        help="ranking: lexical (BM25), dense (vectors) or hybrid (both fused); default "
+        "hybrid when the dense extra is installed, else lexical",
+    )
     filters(p)
     p.add_argument("--json", action="store_true", help="the agent format")
     common(p)

@@ -54,3 +54,7 @@ class DrmProtectedError(ExtractionError):
 
 class MarkerUnavailableError(ExtractionError):
     """The marker backend was requested but marker-pdf or its models are missing."""
+
+
+class RetrievalError(FolioError):
+    """A search or retrieval request could not be served."""

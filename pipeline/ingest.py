@@ -27,6 +27,7 @@ from .chunk.tiers import chunk_document
 from .config import ChunkConfig
 from .errors import ExtractionError, FolioError
 from .extract import extract_file
+from .index import side_index
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
@@ -88,8 +89,13 @@ class _Result:
     chunk_s: float
 
 
+# Bumped when what ingest stores for the same bytes and settings changes (fields,
+# titles, retrieval text), so existing documents are re-ingested rather than "unchanged".
+STORE_FORMAT = 2
+
+
 def config_fingerprint(config: ChunkConfig) -> str:
-    blob = json.dumps(asdict(config), sort_keys=True).encode()
+    blob = json.dumps([STORE_FORMAT, asdict(config)], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -143,6 +149,11 @@ def _process(
         "config": fingerprint,
         "ingested_at": int(time.time()),
     }
+    if doc.pages:  # lets citations name the exact pages of any range
+        record["page_map"] = json.dumps(
+            [[p.number, p.label, p.char_start, p.char_end] for p in doc.pages],
+            ensure_ascii=False,
+        )
     docs = [chunk_to_doc(c, doc.format) for c in chunks]
     return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1)
 
@@ -431,6 +442,8 @@ def ingest(
         writer.abandon()  # no-op after finish(); else the thread stops after its call
     if prune and not report.interrupted:
         _prune(store, paths, previous, files, report)
+    if not report.interrupted:
+        side_index.refresh(store)  # so the first question does not pay for the rebuild
     report.seconds["total"] = time.perf_counter() - t_start
     return report
 

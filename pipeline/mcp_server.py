@@ -7,7 +7,7 @@ change the index whatever an agent sends.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 from .errors import FolioError
 from .index.keys import search_only_key
@@ -69,15 +69,18 @@ def build_server(config_path: str | None = None) -> Any:
         "parent sections (or a window of a section when it does not fit), ranked, without "
         "repeated text, totalling at most `budget` tokens. Each item has the text and a "
         "citation (doc title, source path, breadcrumb, pages, char_start/char_end into the "
-        "document's extracted text).",
+        "document's extracted text). `mode`: lexical, dense or hybrid ranking (default: "
+        "hybrid when embeddings are available, else lexical); the result says which ran.",
     )
     def retrieve_context(
         question: str,
         budget: int = 2000,
         hints: list[str] | None = None,
         doc_id: str | None = None,
+        mode: Literal["lexical", "dense", "hybrid"] | None = None,
     ) -> dict[str, Any]:
-        ctx = retrieve(store, question, budget, Filters(tuple(hints or ()), doc=doc_id))
+        filters = Filters(tuple(hints or ()), doc=doc_id)
+        ctx = retrieve(store, question, budget, filters, mode=mode)
         return ctx.to_dict()
 
     @app.tool(

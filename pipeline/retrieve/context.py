@@ -1,0 +1,255 @@
+"""Budgeted context for agents: ranked snippets packed with their citations, then
+widened to their sections while the budget lasts."""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..chunk.tokens import TokenCounter
+from ..index.schema import DOCUMENTS
+from ..index.store import quote
+from .hits import StoredChunk
+from .rank import Ranked
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    doc_id: str
+    doc_title: str
+    source: str
+    breadcrumb: tuple[str, ...]
+    page_start: int | None  # physical pages of the cited text itself
+    page_end: int | None
+    char_start: int
+    char_end: int
+    page_labels: tuple[str, ...] = ()  # printed labels of those pages, where the PDF has them
+
+
+@dataclass(frozen=True, slots=True)
+class ContextItem:
+    section_id: str
+    snippet_ids: tuple[str, ...]
+    text: str  # exactly extract(source)[char_start:char_end]
+    tokens: int
+    window: bool  # True when only part of the section fit
+    citation: Citation
+    rank: int  # best rank among its snippets (1 = best)
+    signals: dict[str, float | int | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    query: str
+    budget: int
+    tokens: int
+    mode: str = "lexical"
+    note: str = ""
+    items: tuple[ContextItem, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_markdown(self) -> str:
+        if not self.items:
+            return f"No context found for {self.query!r}.\n"
+        out = [
+            header(n, it.citation) + "\n\n" + it.text + "\n" for n, it in enumerate(self.items, 1)
+        ]
+        return "\n".join(out)
+
+
+def header(n: int, c: Citation) -> str:
+    pages = ""
+    if c.page_start is not None:
+        pages = f", p. {c.page_start}" + (f"–{c.page_end}" if c.page_end != c.page_start else "")
+        if c.page_labels:
+            shown = c.page_labels[0] + (f"–{c.page_labels[-1]}" if len(c.page_labels) > 1 else "")
+            pages += f" (printed {shown})"
+    path = " > ".join(c.breadcrumb)
+    return f"[{n}] {path} — {c.source}{pages}, chars {c.char_start}–{c.char_end}"
+
+
+@dataclass(frozen=True, slots=True)
+class PageMap:
+    """Where each physical page of a document starts in its text, and its label."""
+
+    numbers: tuple[int, ...]
+    starts: tuple[int, ...]
+    labels: tuple[str | None, ...]
+
+    def pages(self, a: int, b: int) -> tuple[int, int, tuple[str, ...]] | None:
+        if not self.starts:
+            return None
+        first = max(0, bisect_right(self.starts, a) - 1)
+        last = max(first, bisect_right(self.starts, max(a, b - 1)) - 1)
+        labels = [self.labels[first], self.labels[last]]
+        shown = tuple(dict.fromkeys(x for x in labels if x and x != str(self.numbers[first])))
+        return self.numbers[first], self.numbers[last], shown
+
+
+def page_map_search(doc_ids: Sequence[str]) -> dict[str, Any] | None:
+    """The search (for ``multi_search``) that reads these documents' page maps."""
+    if not doc_ids:
+        return None
+    return {
+        "collection": DOCUMENTS,
+        "q": "*",
+        "filter_by": f"doc_id:=[{','.join(quote(d) for d in doc_ids)}]",
+        "include_fields": "id,doc_id,page_map",
+        "per_page": len(doc_ids),
+    }
+
+
+def page_maps(records: dict[str, dict[str, Any]]) -> dict[str, PageMap]:
+    """Page maps from document records (records written before page maps have none)."""
+    out: dict[str, PageMap] = {}
+    for record in records.values():
+        raw = record.get("page_map")
+        if raw:
+            rows = json.loads(raw)
+            out[record["doc_id"]] = PageMap(
+                tuple(int(r[0]) for r in rows),
+                tuple(int(r[2]) for r in rows),
+                tuple(r[1] for r in rows),
+            )
+    return out
+
+
+@dataclass(slots=True)
+class _Item:
+    """A context item while packing: the range ``[a, b)`` of ``section``."""
+
+    section: StoredChunk
+    a: int
+    b: int
+    tokens: int
+    snippets: list[StoredChunk]
+    ranks: list[tuple[int, Ranked]]  # (position in the ranking, signals)
+
+
+class Packer:
+    """Packs ranked snippets into ``budget`` tokens, never repeating a source character."""
+
+    def __init__(self, budget: int, counter: TokenCounter, maps: dict[str, PageMap]) -> None:
+        self.budget = budget
+        self.counter = counter
+        self.maps = maps
+        self.items: list[_Item] = []
+        self.used = 0
+
+    def cost(self, sec: StoredChunk, a: int, b: int, snippets: Sequence[StoredChunk]) -> int:
+        cite = self.citation(sec, a, b, snippets)
+        return self.counter.count(sec.span(a, b)) + self.counter.count(header(99, cite))
+
+    def taken(self, doc_id: str) -> list[Span]:
+        return [(it.a, it.b) for it in self.items if it.section.doc_id == doc_id]
+
+    def add(self, snippet: StoredChunk, sec: StoredChunk, ranked: tuple[int, Ranked]) -> None:
+        """A snippet's range inside its section, minus what is already taken; a piece
+        that touches an item of the same section joins it."""
+        span = (max(snippet.char_start, sec.char_start), min(snippet.char_end, sec.char_end))
+        for a, b in subtract(span, self.taken(sec.doc_id)):
+            join = next(
+                (it for it in self.items if it.section.id == sec.id and (it.b == a or it.a == b)),
+                None,
+            )
+            if join is not None:
+                na, nb = min(join.a, a), max(join.b, b)
+                t = self.cost(sec, na, nb, [*join.snippets, snippet])
+                if self.used - join.tokens + t <= self.budget:
+                    self.used += t - join.tokens
+                    join.a, join.b, join.tokens = na, nb, t
+                    join.snippets.append(snippet)
+                    join.ranks.append(ranked)
+                continue
+            t = self.cost(sec, a, b, [snippet])
+            if self.used + t <= self.budget:
+                self.items.append(_Item(sec, a, b, t, [snippet], [ranked]))
+                self.used += t
+
+    def widen(self) -> None:
+        """Grow items to their whole section (what of it is free), best first."""
+        for it in self.items:
+            sec = it.section
+            others = [s for s in self.taken(sec.doc_id) if s != (it.a, it.b)]
+            free = subtract((sec.char_start, sec.char_end), others)
+            whole = next((p for p in free if p[0] <= it.a and it.b <= p[1]), None)
+            if whole is None or whole == (it.a, it.b):
+                continue
+            t = self.cost(sec, *whole, it.snippets)
+            if self.used - it.tokens + t <= self.budget:
+                self.used += t - it.tokens
+                it.a, it.b, it.tokens = whole[0], whole[1], t
+
+    def citation(
+        self, sec: StoredChunk, a: int, b: int, snippets: Sequence[StoredChunk]
+    ) -> Citation:
+        pages = _pages(self.maps.get(sec.doc_id), sec, a, b, snippets)
+        start, end, labels = pages if pages else (None, None, ())
+        return Citation(
+            sec.doc_id, sec.doc_title, sec.source, sec.breadcrumb, start, end, a, b, labels
+        )
+
+    def result(self) -> list[ContextItem]:
+        out: list[ContextItem] = []
+        for it in self.items:
+            sec = it.section
+            position, best = min(it.ranks, key=lambda r: r[0])
+            out.append(
+                ContextItem(
+                    section_id=sec.id,
+                    snippet_ids=tuple(s.id for s in it.snippets),
+                    text=sec.span(it.a, it.b),
+                    tokens=it.tokens,
+                    window=(it.a, it.b) != (sec.char_start, sec.char_end),
+                    citation=self.citation(sec, it.a, it.b, it.snippets),
+                    rank=position,
+                    signals={
+                        "score": best.score,
+                        "lexical": best.lexical,
+                        "lexical_rank": best.lexical_rank,
+                        "dense": best.dense,
+                        "dense_rank": best.dense_rank,
+                    },
+                )
+            )
+        return out
+
+
+def _pages(
+    page_map: PageMap | None, sec: StoredChunk, a: int, b: int, snippets: Sequence[StoredChunk]
+) -> tuple[int, int, tuple[str, ...]] | None:
+    """The pages of ``[a, b)``: exact from the document's page map; else, for records
+    without one, the pages of the snippets it consists of, or of the section."""
+    if page_map is not None:
+        return page_map.pages(a, b)
+    if sec.page_start is None:
+        return None
+    inside = [s for s in snippets if s.page_start is not None]
+    if inside and (a, b) != (sec.char_start, sec.char_end):
+        lo = min(s.page_start or 0 for s in inside)
+        hi = max(s.page_end or s.page_start or 0 for s in inside)
+        return lo, hi, ()
+    return sec.page_start, sec.page_end or sec.page_start, ()
+
+
+def subtract(span: Span, taken: Sequence[Span]) -> list[Span]:
+    pieces = [span]
+    for a, b in taken:
+        nxt: list[Span] = []
+        for s, e in pieces:
+            if b <= s or a >= e:
+                nxt.append((s, e))
+                continue
+            if s < a:
+                nxt.append((s, a))
+            if b < e:
+                nxt.append((b, e))
+        pieces = nxt
+    return [(s, e) for s, e in pieces if e > s]

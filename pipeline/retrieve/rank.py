@@ -1,0 +1,102 @@
+"""The agent ranking: BM25 over the whole library, a pull towards the documents a
+question names, and (with the dense extra) vector search fused by reciprocal rank."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from ..index.filters import Filters
+from ..index.lexical import LexicalIndex
+from ..index.words import query_words
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+Mode = Literal["lexical", "dense", "hybrid"]
+MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
+POOL = 50  # candidates taken from each ranking before fusion
+RRF_K = 60
+FOCUS_WEIGHT = 1.0  # BM25 points per unit of title match (see ``focus``)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """One ranked snippet and the signals that put it there."""
+
+    id: str
+    score: float
+    lexical: float | None = None  # BM25 + title pull
+    lexical_rank: int | None = None
+    dense: float | None = None  # cosine similarity
+    dense_rank: int | None = None
+
+
+def focus(index: LexicalIndex, terms: Sequence[str]) -> NDArray[np.float32]:
+    """Per document: how strongly the question names it, as the idf (over documents) of
+    the question's terms found in its title or file name. "3M's 2018 capital
+    expenditure" pulls towards the document titled "3M 2018 10K"."""
+    import numpy as np
+
+    n = len(index.docs)
+    names = index.names()
+    out = np.zeros(n, dtype=np.float32)
+    for term in dict.fromkeys(terms):
+        holders = [i for i, name in enumerate(names) if term in name]
+        if holders and len(holders) < n:
+            out[holders] += math.log(1 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
+    return out
+
+
+def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) -> list[Ranked]:
+    """The ``k`` best snippets by BM25 plus the title pull, best first."""
+    import numpy as np
+
+    terms = query_words(query)
+    if not len(index) or not terms:
+        return []
+    scores = index.scores(terms)
+    matched = scores > 0
+    scores = scores + FOCUS_WEIGHT * focus(index, terms)[index.doc]
+    keep = index.mask(filters)
+    live = matched if keep is None else matched & keep
+    rows = np.flatnonzero(live)
+    if rows.size == 0:
+        return []
+    # Stable order: score, then position in the index (document id, chunk index).
+    best = rows[np.lexsort((rows, -scores[rows]))][:k]
+    return [
+        Ranked(index.ids[i], float(scores[i]), float(scores[i]), n)
+        for n, i in enumerate(best.tolist(), 1)
+    ]
+
+
+def fuse(lists: Sequence[Sequence[Ranked]], k: int = POOL) -> list[Ranked]:
+    """Reciprocal-rank fusion of lexical and dense lists (signals of both kept)."""
+    merged: dict[str, Ranked] = {}
+    scores: dict[str, float] = {}
+    for ranked in lists:
+        for n, r in enumerate(ranked, 1):
+            scores[r.id] = scores.get(r.id, 0.0) + 1.0 / (RRF_K + n)
+            old = merged.get(r.id)
+            merged[r.id] = r if old is None else _combine(old, r)
+    order = sorted(merged, key=lambda i: (-scores[i], i))[:k]
+    return [_with_score(merged[i], scores[i]) for i in order]
+
+
+def _combine(a: Ranked, b: Ranked) -> Ranked:
+    return Ranked(
+        a.id,
+        a.score,
+        a.lexical if a.lexical is not None else b.lexical,
+        a.lexical_rank if a.lexical_rank is not None else b.lexical_rank,
+        a.dense if a.dense is not None else b.dense,
+        a.dense_rank if a.dense_rank is not None else b.dense_rank,
+    )
+
+
+def _with_score(r: Ranked, score: float) -> Ranked:
+    return Ranked(r.id, score, r.lexical, r.lexical_rank, r.dense, r.dense_rank)

@@ -1,0 +1,145 @@
+"""Agent retrieval: rank snippets (lexical, dense or hybrid), then pack cited context
+within a token budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..chunk.tokens import Estimator, TokenCounter
+from ..errors import RetrievalError
+from ..index.filters import Filters
+from ..index.lexical import library_state, state_search
+from ..index.side_index import current
+from ..index.store import Store, StoreError
+from . import dense
+from .context import Context, Packer, page_map_search, page_maps
+from .hits import Hit, StoredChunk, by_id_search, to_hit
+from .rank import MODES, POOL, Mode, Ranked, fuse, lexical
+
+SNIPPETS = 12  # ranked snippets considered for one context
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    ranked: list[Ranked]
+    parents: dict[str, str]  # snippet id -> section id
+    docs: dict[str, str]  # snippet id -> doc id
+    mode: Mode
+    note: str  # why a default fell back to lexical
+
+
+def rank_snippets(
+    store: Store, query: str, filters: Filters | None = None, mode: str | None = None
+) -> Ranking:
+    """Snippets ranked for ``query``: one round trip reads the library's state (and runs
+    the vector search), the BM25 side index scores the rest in process."""
+    filters = replace(filters or Filters(), tier="snippet")
+    chosen, note = _mode(mode)
+    searches = [state_search()]
+    if chosen != "lexical":
+        searches.append(dense.vector_search(query, filters))
+    try:
+        results = store.multi_search(searches)
+    except StoreError as exc:
+        if chosen != "lexical":
+            raise RetrievalError(f"vector search failed (were snippets embedded?): {exc}") from exc
+        raise
+    index = current(store, library_state(store, results[0]))
+    parents = dict(zip(index.ids, index.parents, strict=True))
+    docs = {i: index.docs[d].doc_id for i, d in zip(index.ids, index.doc.tolist(), strict=True)}
+    lists: list[list[Ranked]] = []
+    if chosen != "dense":
+        lists.append(lexical(index, query, filters))
+    if chosen != "lexical":
+        lists.append(dense.ranked(results[1]))
+    ranked = lists[0] if len(lists) == 1 else fuse(lists, POOL)
+    # A vector hit outside the side index belongs to a document not yet complete.
+    ranked = [r for r in ranked if r.id in parents]
+    return Ranking(
+        ranked,
+        {r.id: parents[r.id] for r in ranked},
+        {r.id: docs[r.id] for r in ranked},
+        chosen,
+        note,
+    )
+
+
+def _mode(mode: str | None) -> tuple[Mode, str]:
+    if mode is not None and mode not in MODES:
+        raise RetrievalError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
+    why = dense.unavailable() if mode != "lexical" else None
+    if mode is None:
+        if why is None:
+            return "hybrid", ""
+        return "lexical", f"lexical ranking only: {why}"
+    if mode != "lexical" and why is not None:
+        raise RetrievalError(why)
+    return mode, ""
+
+
+def rank(
+    store: Store,
+    query: str,
+    filters: Filters | None = None,
+    *,
+    k: int = 10,
+    mode: str | None = None,
+) -> list[Hit]:
+    """The ``k`` best snippets for a question, by the ranking ``retrieve`` uses."""
+    ranked = rank_snippets(store, query, filters, mode).ranked[:k]
+    docs = _fetch(store, [r.id for r in ranked], [], [])[0]
+    return [to_hit(docs[r.id], score=r.score) for r in ranked if r.id in docs]
+
+
+def _fetch(
+    store: Store, ids: list[str], parent_ids: list[str], doc_ids: list[str]
+) -> list[dict[str, Any]]:
+    """Snippets, their sections and their documents' page maps, in one round trip."""
+    searches = [by_id_search(ids), by_id_search(parent_ids), page_map_search(doc_ids)]
+    wanted = [s for s in searches if s is not None]
+    answers = iter(store.multi_search(wanted) if wanted else [])
+    return [
+        {h["document"]["id"]: h["document"] for h in next(answers).get("hits", [])}
+        if s is not None
+        else {}
+        for s in searches
+    ]
+
+
+def retrieve(
+    store: Store,
+    query: str,
+    budget: int,
+    filters: Filters | None = None,
+    *,
+    counter: TokenCounter | None = None,
+    snippets: int = SNIPPETS,
+    mode: str | None = None,
+) -> Context:
+    """The best snippets first, in rank order, while they fit ``budget`` tokens (snippets
+    of one section that touch are one item); what budget is left widens the items to
+    their whole sections, best first.
+
+    No source character appears twice; each item's text is exactly the cited character
+    range of the document's extracted text. Tokens are counted with ``counter``,
+    by default the estimator without bias (WordPiece counts), so the budget is filled.
+    """
+    if budget <= 0:
+        raise RetrievalError(f"budget must be positive, got {budget}")
+    ranking = rank_snippets(store, query, filters, mode)
+    ranked = ranking.ranked[:snippets]
+    sections = sorted({ranking.parents[r.id] for r in ranked})
+    doc_ids = sorted({ranking.docs[r.id] for r in ranked})
+    found, parents, maps = _fetch(store, [r.id for r in ranked], sections, doc_ids)
+    chunks = {i: StoredChunk.of(d) for i, d in found.items()}
+    sections_by_id = {i: StoredChunk.of(d) for i, d in parents.items()}
+    packer = Packer(budget, counter or Estimator("prose"), page_maps(maps))
+    for position, r in enumerate(ranked, 1):
+        snippet = chunks.get(r.id)
+        sec = sections_by_id.get(ranking.parents[r.id])
+        if snippet is not None and sec is not None:
+            packer.add(snippet, sec, (position, r))
+    packer.widen()
+    items = tuple(packer.result())
+    return Context(query, budget, packer.used, ranking.mode, ranking.note, items)

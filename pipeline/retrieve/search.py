@@ -1,0 +1,106 @@
+"""Faceted search for people: Typesense's own typo-tolerant query with exact counts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..index.filters import Filters
+from ..index.schema import CHUNKS
+from ..index.store import Store
+from ..index.words import STOPWORDS
+from .hits import HIT_FIELDS, Hit, to_hit
+
+FACETS = ("content_hints", "tier", "doc_title", "format")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: str
+    found: int
+    page: int
+    per_page: int
+    hits: tuple[Hit, ...]
+    facets: dict[str, list[tuple[str, int]]]
+    filters: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_SEPARATORS = re.compile(r"[\s\-_/.]+")
+_NON_WORD = re.compile(r"[^\w]|_")
+MAX_TERMS = 16
+
+
+def keywords(query: str) -> str:
+    """The query's words as the collection tokenizes them, question words dropped
+    (Typesense needs every word to match)."""
+    out = (_NON_WORD.sub("", w) for w in _SEPARATORS.split(query.lower()))
+    tokens = list(dict.fromkeys(w for w in out if w))
+    kept = [w for w in tokens if w not in STOPWORDS] or tokens
+    return " ".join(kept[:MAX_TERMS]) or query
+
+
+def _query_params(query: str, filters: Filters) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "q": keywords(query) if query.strip() else "*",
+        "drop_tokens_threshold": 20,
+        "query_by": "section_title,retrieval_text",
+        "query_by_weights": "3,1",
+        "num_typos": 2,
+        "highlight_fields": "text",
+        "include_fields": HIT_FIELDS,
+    }
+    expr = filters.expression()
+    if expr:
+        params["filter_by"] = expr
+    return params
+
+
+def _highlight(h: dict[str, Any]) -> str:
+    return next(
+        (x.get("snippet", "") for x in h.get("highlights", []) if x.get("field") == "text"), ""
+    )
+
+
+def search(
+    store: Store,
+    query: str,
+    filters: Filters | None = None,
+    *,
+    page: int = 1,
+    per_page: int = 10,
+) -> SearchResult:
+    """Chunks matching ``query`` with facet counts for hints, tiers, documents, formats.
+
+    People search with a few keywords and read the facet counts as "how many chunks
+    match", so this is Typesense's own search (all words, typo tolerant) with exact
+    counts over every match; agents' questions go through ``retrieve``'s ranking."""
+    filters = filters or Filters()
+    page, per_page = max(1, page), max(1, min(per_page, 250))
+    params = _query_params(query, filters) | {
+        "facet_by": ",".join(FACETS),
+        "max_facet_values": 20,
+        "page": page,
+        "per_page": per_page,
+    }
+    res = store.search(CHUNKS, params)
+    hits = tuple(
+        to_hit(h["document"], highlight=_highlight(h), score=float(h.get("text_match", 0)))
+        for h in res.get("hits", [])
+    )
+    facets = {
+        f["field_name"]: [(str(c["value"]), int(c["count"])) for c in f["counts"]]
+        for f in res.get("facet_counts", [])
+    }
+    return SearchResult(
+        query=query,
+        found=int(res.get("found", 0)),
+        page=page,
+        per_page=per_page,
+        hits=hits,
+        facets=facets,
+        filters=filters.expression(),
+    )
