@@ -23,8 +23,12 @@ def typesense_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.
 
 
 @pytest.fixture()
-def store(typesense_home: server.RunningServer) -> Iterator[Store]:
-    """A store on the session server with no collections or aliases left over."""
+def store(
+    typesense_home: server.RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Store]:
+    """A store on the session server with no collections or aliases left over; state
+    written beside it (the lexical side index) goes to a fresh ``FOLIO_HOME``."""
+    monkeypatch.setenv("FOLIO_HOME", str(tmp_path / "folio-state"))
     settings = ServerSettings(
         nodes=(typesense_home.node,),
         api_key=typesense_home.api_key,

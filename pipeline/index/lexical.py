@@ -56,33 +56,39 @@ class LibraryState:
     """What the store records as complete: the side index must hold exactly this."""
 
     docs: tuple[DocInfo, ...]
+    stored: int  # snippets in the collection, of any document
 
     def fingerprint(self) -> str:
         # A document's snippets follow from its content hash and chunk settings, so the
-        # records name the content exactly (a reindex copies it unchanged).
+        # records name the content exactly (a reindex copies it unchanged); the stored
+        # count catches chunks written or deleted behind the records' back.
         keys = [[d.doc_id, d.config, d.snippets] for d in self.docs]
-        blob = json.dumps(keys, separators=(",", ":")).encode()
+        blob = json.dumps([self.stored, keys], separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()[:32]
 
 
 _STATE = ("status:=complete", "doc_id,title,path,format,snippets,config")
 
 
-def state_search() -> dict[str, Any]:
-    """The first page of ``library_state``'s query, to send with other searches."""
-    return {"collection": DOCUMENTS, **_params(*_STATE, page=1)}
+def state_searches() -> list[dict[str, Any]]:
+    """``library_state``'s queries, to send along with other searches."""
+    return [
+        {"collection": DOCUMENTS, **_params(*_STATE, page=1)},
+        {"collection": CHUNKS, "q": "*", "filter_by": "tier:=snippet", "per_page": 0},
+    ]
 
 
-def library_state(store: Store, first: dict[str, Any] | None = None) -> LibraryState:
-    """The complete documents, sorted by id (through search: a search-only key suffices);
-    none when nothing was ever ingested. ``first``: the answer to ``state_search()``
-    when it was already sent."""
+def library_state(store: Store, answers: list[dict[str, Any]] | None = None) -> LibraryState:
+    """The complete documents, sorted by id, and the number of stored snippets (through
+    search: a search-only key suffices); none when nothing was ever ingested.
+    ``answers``: the answers to ``state_searches()`` when they were already sent."""
     docs: list[DocInfo] = []
     try:
-        hits = list(_pages(store, DOCUMENTS, *_STATE, first=first))
+        answers = answers or store.multi_search(state_searches())
+        hits = list(_pages(store, DOCUMENTS, *_STATE, first=answers[0]))
     except StoreError as exc:
-        if isinstance(exc.__cause__, ObjectNotFound):
-            return LibraryState(())
+        if isinstance(exc.__cause__, ObjectNotFound) or "404" in str(exc):
+            return LibraryState((), 0)
         raise
     for hit in hits:
         docs.append(
@@ -96,7 +102,7 @@ def library_state(store: Store, first: dict[str, Any] | None = None) -> LibraryS
             )
         )
     docs.sort(key=lambda d: d.doc_id)
-    return LibraryState(tuple(docs))
+    return LibraryState(tuple(docs), int(answers[1].get("found", 0)))
 
 
 def _params(filter_by: str, fields: str, page: int) -> dict[str, Any]:
@@ -226,7 +232,7 @@ def build(store: Store, state: LibraryState) -> LexicalIndex:
         return sum(1 << HINTS.index(x) for x in h.get("content_hints", []) if x in HINTS)
 
     return LexicalIndex(
-        fingerprint=LibraryState(docs).fingerprint(),
+        fingerprint=LibraryState(docs, state.stored).fingerprint(),
         docs=docs,
         ids=tuple(h["id"] for h in kept),
         parents=tuple(str(h.get("parent_id") or "") for h in kept),

@@ -9,7 +9,7 @@ from typing import Any
 from ..chunk.tokens import Estimator, TokenCounter
 from ..errors import RetrievalError
 from ..index.filters import Filters
-from ..index.lexical import library_state, state_search
+from ..index.lexical import library_state, state_searches
 from ..index.side_index import current
 from ..index.store import Store, StoreError
 from . import dense
@@ -36,7 +36,7 @@ def rank_snippets(
     the vector search), the BM25 side index scores the rest in process."""
     filters = replace(filters or Filters(), tier="snippet")
     chosen, note = _mode(mode)
-    searches = [state_search()]
+    searches = state_searches()
     if chosen != "lexical":
         searches.append(dense.vector_search(query, filters))
     try:
@@ -45,14 +45,14 @@ def rank_snippets(
         if chosen != "lexical":
             raise RetrievalError(f"vector search failed (were snippets embedded?): {exc}") from exc
         raise
-    index = current(store, library_state(store, results[0]))
+    index = current(store, library_state(store, results[:2]))
     parents = dict(zip(index.ids, index.parents, strict=True))
     docs = {i: index.docs[d].doc_id for i, d in zip(index.ids, index.doc.tolist(), strict=True)}
     lists: list[list[Ranked]] = []
     if chosen != "dense":
         lists.append(lexical(index, query, filters))
     if chosen != "lexical":
-        lists.append(dense.ranked(results[1]))
+        lists.append(dense.ranked(results[2]))
     ranked = lists[0] if len(lists) == 1 else fuse(lists, POOL)
     # A vector hit outside the side index belongs to a document not yet complete.
     ranked = [r for r in ranked if r.id in parents]
