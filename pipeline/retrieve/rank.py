@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..index.filters import Filters
 from ..index.lexical import LexicalIndex
-from ..index.words import query_words
+from ..index.words import query_words, words
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,14 +37,17 @@ class Ranked:
 
 def focus(index: LexicalIndex, terms: Sequence[str]) -> NDArray[np.float32]:
     """Per document: how strongly the question names it, as the idf (over documents) of
-    the question's terms found in its title or file name. "3M's 2018 capital
-    expenditure" pulls towards the document titled "3M 2018 10K"."""
+    the question's terms (``terms``: in question order) found in its title or file
+    name. "3M's 2018 capital expenditure" pulls towards the document titled "3M 2018
+    10K"."""
     import numpy as np
 
     n = len(index.docs)
     names = index.names()
     out = np.zeros(n, dtype=np.float32)
-    for term in dict.fromkeys(terms):
+    # File names run words together (BESTBUY_2019_10K): joined neighbours match them.
+    joined = ["".join(terms[i : i + k]) for k in (2, 3) for i in range(len(terms) - k + 1)]
+    for term in dict.fromkeys([*terms, *joined]):
         holders = [i for i, name in enumerate(names) if term in name]
         if holders and len(holders) < n:
             out[holders] += math.log(1 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
@@ -60,7 +63,7 @@ def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) ->
         return []
     scores = index.scores(terms)
     matched = scores > 0
-    scores = scores + FOCUS_WEIGHT * focus(index, terms)[index.doc]
+    scores = scores + FOCUS_WEIGHT * focus(index, words(query))[index.doc]
     keep = index.mask(filters)
     live = matched if keep is None else matched & keep
     rows = np.flatnonzero(live)
