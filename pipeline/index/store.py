@@ -124,12 +124,30 @@ class Store:
         moment after the leader acknowledged them, so callers must not read them back)."""
         created: set[str] = set()
         for name in (CHUNKS, DOCUMENTS):
-            if self.alias_target(name) is None:
+            current = self.alias_target(name)
+            if current is None:
                 self._create_version(name, 1)
                 target = {"collection_name": f"{name}_v1"}
                 self.call(f"alias {name}", partial(self.client.aliases.upsert, name, target))
                 created.add(name)
+            else:
+                self._add_missing_fields(name, current)
         return created
+
+    def _add_missing_fields(self, name: str, collection: str) -> None:
+        """Collections made by an older Folio get the fields added since (Typesense
+        0.24 adds fields in place; documents without them are untouched)."""
+        info = self.call(
+            f"read {collection}", lambda: self.client.collections[collection].retrieve()
+        )
+        have = {f["name"] for f in info.get("fields", [])}
+        missing = [f for f in schema(name)["fields"] if f["name"] not in have]
+        if missing:
+            update = {"fields": missing}
+            self.call(
+                f"add fields to {collection}",
+                partial(self.client.collections[collection].update, update),
+            )
 
     def _create_version(self, name: str, version: int) -> str:
         body = dict(schema(name))
