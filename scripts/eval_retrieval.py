@@ -1,93 +1,107 @@
 #!/usr/bin/env python3
-"""Retrieval benchmark on the chunking-evaluation QA set (Chroma's ``chunking_evaluation``).
+"""Retrieval evaluation: Folio's ``retrieve`` beside BM25, dense and RRF baselines, one run.
 
-The set is five corpora (``corpora/*.md``: chatlogs, finance, pubmed, state_of_the_union,
-wikitexts) and 472 questions (``questions_df.csv``: question, references = JSON list of
-``{content, start_index, end_index}``, corpus_id) whose reference spans are exact character
-ranges of the corpus file.
+Question sets (under ``--qa-root``, default ``../shared/corpus/qa``):
 
-What one run does:
+- ``chunking-eval`` — Chroma's chunking-evaluation set: ``corpora/*.md`` and
+  ``questions_df.csv`` (question, references = exact character spans of the corpus file).
+  Metric *ref-in-context*: every reference span has >= 90% of its characters inside the
+  union of the context's character ranges in the right document.
+- ``financebench-dev`` — 47 FinanceBench questions over 39 SEC filings (``pdfs/*.pdf``,
+  ``questions.jsonl``; ``evidence_page_num`` is 0-based, ``doc_name`` is the PDF stem).
+  Metrics: *page-hit* — some context item from the right document lies (partly) on an
+  evidence page (1-based page = evidence_page_num + 1; an item's pages come from its
+  character range and the extracted ``Document.pages``, for every method alike);
+  *evidence-in-context* — for every evidence passage of the question, >= 90% of its distinct
+  word 5-grams (lowercased ``\\w+`` runs) occur in the context items of the right document.
+  Also printed: how many evidence pages keep the statement's numbers after extraction.
 
-1. checks that every reference lines up: ``text[start:end] == content`` for the text Folio
-   extracts from the corpus file (for ``.md`` that is the file itself) — mismatches are
-   reported, and such references are still scored by their offsets;
-2. starts a fresh embedded Typesense server in a temporary ``FOLIO_HOME`` and ingests the
-   corpora with ``pipeline.ingest.ingest`` (default chunk config unless ``--preset``);
-3. for every question, searches the snippets of its corpus document
-   (``Filters(tier="snippet", doc=<sha256 of the corpus file>)``) and scores the top-k
-   snippets (k = 1, 3, 5, 10) with the evaluation's token-level metrics, counted in
-   characters as the evaluation's own code does: retrieved = union of the top-k snippets'
-   ``[char_start, char_end)``, relevant = union of the reference ranges;
-   recall = |ret ∩ rel| / |rel|, precision = |ret ∩ rel| / |ret|, IoU = |ret ∩ rel| / |ret ∪ rel|;
-4. calls ``retrieve`` for every question at each budget (1000 / 2000 / 4000 tokens) with
-   ``Filters(doc=...)`` and counts a question as *fully in context* when every reference
-   span lies inside the union of the returned items' citation ranges (same document);
-5. times every ``search`` and ``retrieve`` call (``perf_counter``, client round trip included)
-   and prints p50/p95;
-6. stops the server (also on error or Ctrl-C) and removes the temporary home.
+Per set, all of its documents form ONE library: one ingest into a fresh embedded Typesense
+server in a temporary ``FOLIO_HOME`` (stopped by pid at the end, also on error, Ctrl-C or
+SIGTERM); questions carry no document filter, so retrieval must find the document itself.
 
-Differences from the published evaluation, to keep in mind when reading the baselines:
-they embed chunks and questions (``text-embedding-3-large`` or ``all-MiniLM-L6-v2``) and
-search all five corpora at once; Folio here is Typesense keyword search restricted to the
-question's corpus. Their precision/IoU denominators add up retrieved chunk lengths without
-merging overlaps (``precision_paper``/``iou_paper`` in ``--json`` reproduce that); the tables
-here use the union, as above. Chunk sizes: theirs in cl100k tokens, Folio's in its own
-estimator's tokens.
+Methods, each at budgets of 1,000 / 2,000 / 4,000 true WordPiece tokens (all-MiniLM
+``tokenizer.json``, no special tokens, truncation and padding off):
+
+- Folio: ``retrieve(store, question, budget, counter=<exact WordPiece>, mode=m)`` for each mode
+  the installed Folio offers (``lexical``; ``dense`` and ``hybrid`` only when
+  ``pipeline.embed.dense_available()``); a ``retrieve`` without a ``mode`` keyword runs once
+  as mode ``default``. Folio's budget also pays for each item's citation header.
+- Baselines over the same extracted text (``pipeline.extract_file(path).text``), split per
+  document by a recursive character splitter (separators ``\\n\\n``, ``\\n``, ``". "``, ``" "``,
+  ``""``) into chunks of at most 400 WordPiece tokens, no overlap; the whole library's chunks
+  are ranked and packed in rank order while they fit (a chunk that does not fit is skipped and
+  smaller ones after it still may). ``BM25`` is bm25s with its default tokenizer and English
+  stop words (only chunks scoring > 0), ``BM25+stem`` adds PyStemmer's English stemmer,
+  ``dense`` ranks by cosine of ``pipeline.embed.load_embedder()`` vectors and ``RRF`` fuses
+  the BM25 and dense rankings (k = 60, top 1,000 of each).
+
+Printed per set: one table (rows = methods, columns = metric@budget), paired differences at
+2,000 tokens of each Folio mode (and the best one) against the best baseline with a 95%
+bootstrap interval (10,000 resamples of questions, fixed seed), Folio ``retrieve`` latency
+p50/p95 per mode (in-process, server round trip included), ingest time and chunk counts.
+"Best" is picked on the same questions, so its difference is slightly optimistic.
 
 Examples::
 
-    python scripts/eval_retrieval.py                       # all questions, tables
-    python scripts/eval_retrieval.py --limit 50            # quick run (evenly spread sample)
-    python scripts/eval_retrieval.py --json > out.json
-    python scripts/eval_retrieval.py --budgets 1000,2000,4000 --k 1,3,5,10 --details q.jsonl
+    python scripts/eval_retrieval.py                            # both sets, tables
+    python scripts/eval_retrieval.py --limit 40 --sets chunking-eval
+    python scripts/eval_retrieval.py --json > /tmp/eval.json --details /tmp/eval.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib
+import inspect
 import json
 import math
 import os
+import re
 import shutil
+import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+import numpy.typing as npt
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_QA = ROOT.parent / "shared" / "corpus" / "qa" / "chunking_evaluation"
-
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
+DEFAULT_QA_ROOT = ROOT.parent / "shared" / "corpus" / "qa"
+DEFAULT_TOKENIZER = ROOT.parent / "shared" / "tokenizers" / "all-MiniLM-L6-v2.tokenizer.json"
+SETS = ("chunking-eval", "financebench-dev")
+BUDGETS = (1000, 2000, 4000)
+CI_BUDGET = 2000
+MIN_SHARE = 0.9  # of a reference's characters / an evidence's 5-grams / a page's numbers
+NGRAM = 5
+CHUNK_TOKENS = 400
+SEPARATORS = ("\n\n", "\n", ". ", " ", "")
+RRF_K = 60
+RRF_DEPTH = 1000
+RESAMPLES = 10_000
+SEED = 20240601
+EMBED_BATCH = 256
+METRIC_NAMES = {
+    "ref_in_context": "ref-in-context",
+    "page_hit": "page-hit",
+    "evidence_in_context": "evidence-in-context",
+    "doc_hit": "right doc",
+}
+
 Span = tuple[int, int]
-
-# Published baselines: Smith & Troynikov, "Evaluating Chunking Strategies for Retrieval",
-# Chroma technical report, July 2024, https://research.trychroma.com/evaluating-chunking
-# (code and data: https://github.com/brandonstarxel/chunking_evaluation, MIT; its README has
-# no result table). Results section: mean ± sd in %, over all queries and corpora, n=5
-# retrieved chunks, *embedding* retrieval over all corpora at once; sizes in cl100k tokens
-# (mean chunk size in brackets in the paper). First table: OpenAI text-embedding-3-large;
-# second table: sentence-transformers all-MiniLM-L6-v2 (it has no 400/800 rows).
-# Fields: label, size, overlap, model, (recall, sd), (precision, sd), (iou, sd).
-MeanSd = tuple[float, float]
-_BASELINE_ROWS: tuple[tuple[str, int, int, str, MeanSd, MeanSd, MeanSd], ...] = (
-    ("Recursive", 800, 400, "text-embedding-3-large", (85.4, 34.9), (1.5, 1.3), (1.5, 1.3)),
-    ("Recursive", 400, 200, "text-embedding-3-large", (88.1, 31.6), (3.3, 2.7), (3.3, 2.7)),
-    ("Recursive", 400, 0, "text-embedding-3-large", (89.5, 29.7), (3.6, 3.2), (3.6, 3.2)),
-    ("Recursive", 200, 0, "text-embedding-3-large", (88.1, 30.1), (7.0, 5.6), (6.9, 5.6)),
-    ("Recursive", 200, 0, "all-MiniLM-L6-v2", (75.7, 40.7), (6.5, 6.2), (6.5, 6.1)),
-)
-BASELINE_K = 5
-
-GOAL_COVERAGE_BUDGET = 2000
-GOAL_COVERAGE = 85.0  # % of questions with every reference span inside the context
-GOAL_SEARCH_P95_MS = 50.0
-GOAL_RETRIEVE_P95_MS = 150.0
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- span metrics
@@ -134,12 +148,11 @@ class Scores:
 
 
 def span_scores(retrieved: Sequence[Span], relevant: Sequence[Span]) -> Scores:
-    """Token-level (here: character-level) recall, precision and IoU of ``retrieved``
-    against ``relevant``, as fractions in [0, 1]."""
+    """Character-level recall, precision and IoU of ``retrieved`` against ``relevant``."""
     inter = intersection(retrieved, relevant)
     rel, ret = length(relevant), length(retrieved)
     union = rel + ret - inter
-    # The evaluation's own code: precision over the plain sum of retrieved chunk lengths,
+    # The chunking evaluation's own code: precision over the plain sum of retrieved lengths,
     # IoU over that sum plus the reference characters no retrieved chunk touched.
     ret_sum = sum(max(0, e - s) for s, e in retrieved)
     missed = rel - inter
@@ -152,26 +165,489 @@ def span_scores(retrieved: Sequence[Span], relevant: Sequence[Span]) -> Scores:
     )
 
 
-def fully_covered(refs: Sequence[Span], context: Sequence[Span]) -> bool:
-    """Every reference span lies inside the union of the context ranges."""
+def refs_in_context(
+    refs: Sequence[Span], context: Sequence[Span], min_share: float = MIN_SHARE
+) -> bool:
+    """Every non-empty reference has at least ``min_share`` of its characters in the union
+    of the context ranges."""
     ctx = merge(context)
-    return all(e <= s or any(a <= s and e <= b for a, b in ctx) for s, e in refs)
+    return all(intersection([(s, e)], ctx) >= min_share * (e - s) for s, e in refs if e > s)
 
 
-def first_hit_rank(ranked: Sequence[Span], refs: Sequence[Span]) -> int | None:
-    """1-based rank of the first span that touches a reference, None if none does."""
-    for n, span in enumerate(ranked, 1):
-        if intersection([span], refs):
-            return n
-    return None
+# --------------------------------------------------------------------------- text metrics
+
+_WORD = re.compile(r"\w+")
+_NUMBER = re.compile(r"\(?\d(?:[\d,.]*\d)?\)?")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 
 
-def full_cover_rank(ranked: Sequence[Span], refs: Sequence[Span]) -> int | None:
-    """Smallest k whose top-k union holds every reference span, None if no k does."""
-    for k in range(1, len(ranked) + 1):
-        if fully_covered(refs, ranked[:k]):
-            return k
-    return None
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def ngrams(ws: Sequence[str], n: int) -> set[tuple[str, ...]]:
+    return {tuple(ws[i : i + n]) for i in range(len(ws) - n + 1)}
+
+
+def ngram_coverage(evidence: str, texts: Iterable[str], n: int = NGRAM) -> float:
+    """Share of the evidence's distinct word ``n``-grams found in any of ``texts`` (each text
+    on its own: no n-gram spans two texts). An evidence shorter than ``n`` words is one gram
+    of its length; one with no words counts as covered."""
+    ws = words(evidence)
+    if not ws:
+        return 1.0
+    k = min(n, len(ws))
+    want = ngrams(ws, k)
+    have: set[tuple[str, ...]] = set()
+    for t in texts:
+        have |= ngrams(words(t), k)
+    return len(want & have) / len(want)
+
+
+def numbers(text: str) -> set[str]:
+    """Numeric tokens as a statement prints them: ``1,577``, ``(370)``, ``12.5``, ``2018``."""
+    return set(_NUMBER.findall(text))
+
+
+def is_table_row(line: str) -> bool:
+    return bool(_TABLE_ROW.match(line))
+
+
+# --------------------------------------------------------------------------- documents
+
+
+@dataclass(frozen=True, slots=True)
+class Doc:
+    name: str  # corpus id / PDF stem: what the questions call it
+    path: Path
+    doc_id: str  # sha256 of the file, Folio's doc_id
+    text: str
+    pages: tuple[tuple[int, int, int], ...] = ()  # (1-based number, char_start, char_end)
+
+    def page_text(self, number: int) -> str | None:
+        for n, s, e in self.pages:
+            if n == number:
+                return self.text[s:e]
+        return None
+
+
+def pages_of(span: Span, pages: Sequence[tuple[int, int, int]]) -> set[int]:
+    """Numbers of the pages whose character range shares a character with ``span``."""
+    a, b = span
+    return {n for n, s, e in pages if s < b and a < e}
+
+
+def _extract(path: str) -> tuple[str, tuple[tuple[int, int, int], ...]]:
+    from pipeline import extract_file
+
+    doc = extract_file(path)
+    return doc.text, tuple((p.number, p.char_start, p.char_end) for p in doc.pages)
+
+
+def load_docs(paths: Sequence[Path], workers: int) -> dict[str, Doc]:
+    """Extract every file (in ``workers`` processes when more than one) as Folio does."""
+    from pipeline.library import file_sha256
+
+    if workers > 1 and len(paths) > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            got = list(pool.map(_extract, [str(p) for p in paths]))
+    else:
+        got = [_extract(str(p)) for p in paths]
+    return {
+        p.stem: Doc(p.stem, p, file_sha256(p), text, pages)
+        for p, (text, pages) in zip(paths, got, strict=True)
+    }
+
+
+# --------------------------------------------------------------------------- question sets
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    page: int  # 1-based
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    index: int
+    text: str
+    doc: str
+    refs: tuple[Span, ...] = ()
+    contents: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+
+
+def load_chunking_eval(qa: Path) -> tuple[list[Path], list[Question]]:
+    out: list[Question] = []
+    with (qa / "questions_df.csv").open(encoding="utf-8", newline="") as fh:
+        for n, row in enumerate(csv.DictReader(fh)):
+            refs = json.loads(row["references"])
+            out.append(
+                Question(
+                    index=n,
+                    text=row["question"],
+                    doc=row["corpus_id"],
+                    refs=tuple((int(r["start_index"]), int(r["end_index"])) for r in refs),
+                    contents=tuple(str(r["content"]) for r in refs),
+                )
+            )
+    return sorted((qa / "corpora").glob("*.md")), out
+
+
+def load_financebench(qa: Path) -> tuple[list[Path], list[Question]]:
+    out: list[Question] = []
+    with (qa / "questions.jsonl").open(encoding="utf-8") as fh:
+        for n, line in enumerate(x for x in fh if x.strip()):
+            rec = json.loads(line)
+            ev = tuple(
+                Evidence(int(e["evidence_page_num"]) + 1, str(e["evidence_text"]))
+                for e in rec["evidence"]
+            )
+            out.append(Question(index=n, text=rec["question"], doc=rec["doc_name"], evidence=ev))
+    return sorted((qa / "pdfs").glob("*.pdf")), out
+
+
+LOADERS: dict[str, tuple[str, Callable[[Path], tuple[list[Path], list[Question]]]]] = {
+    "chunking-eval": ("chunking_evaluation", load_chunking_eval),
+    "financebench-dev": ("financebench-dev", load_financebench),
+}
+SET_METRICS = {
+    "chunking-eval": ("ref_in_context",),
+    "financebench-dev": ("page_hit", "evidence_in_context"),
+}
+
+
+def spread(items: Sequence[T], limit: int | None) -> list[T]:
+    """``limit`` items evenly spread over the sequence (so every document is sampled)."""
+    if not limit or limit >= len(items):
+        return list(items)
+    step = len(items) / limit
+    return [items[int(i * step)] for i in range(limit)]
+
+
+def check_alignment(questions: Sequence[Question], texts: dict[str, str]) -> list[dict[str, Any]]:
+    """References whose offsets do not select their content in the extracted text."""
+    bad: list[dict[str, Any]] = []
+    for q in questions:
+        text = texts.get(q.doc)
+        for (s, e), content in zip(q.refs, q.contents, strict=True):
+            if text is None or text[s:e] != content:
+                bad.append(
+                    {
+                        "question": q.index,
+                        "doc": q.doc,
+                        "start": s,
+                        "end": e,
+                        "expected": content[:80],
+                        "found": (text or "")[s:e][:80],
+                    }
+                )
+    return bad
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One piece of a context: a character range of a document's extracted text."""
+
+    doc: str  # Doc.name; "" for a document outside the set
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    items: tuple[Item, ...]
+    tokens: int
+
+
+def page_hit(q: Question, items: Sequence[Item], doc: Doc) -> bool:
+    want = {e.page for e in q.evidence}
+    return any(want & pages_of((it.start, it.end), doc.pages) for it in items if it.doc == q.doc)
+
+
+def evidence_in_context(q: Question, items: Sequence[Item]) -> bool:
+    texts = [it.text for it in items if it.doc == q.doc]
+    return all(ngram_coverage(e.text, texts) >= MIN_SHARE for e in q.evidence)
+
+
+def score(q: Question, items: Sequence[Item], docs: dict[str, Doc]) -> dict[str, float]:
+    """Every metric of the question's set (1.0 / 0.0 for hits), whether any item comes from
+    the right document, and the reference character recall for span questions."""
+    doc_hit = float(any(it.doc == q.doc for it in items))
+    if q.evidence:
+        return {
+            "page_hit": float(page_hit(q, items, docs[q.doc])),
+            "evidence_in_context": float(evidence_in_context(q, items)),
+            "doc_hit": doc_hit,
+        }
+    spans = [(it.start, it.end) for it in items if it.doc == q.doc]
+    return {
+        "ref_in_context": float(refs_in_context(q.refs, spans)),
+        "ref_recall": span_scores(spans, q.refs).recall,
+        "doc_hit": doc_hit,
+    }
+
+
+# --------------------------------------------------------------------------- baselines
+
+
+class BatchCounter(Protocol):
+    def count_many(self, texts: list[str]) -> list[int]: ...
+
+
+def _cut(text: str, lo: int, hi: int, sep: str) -> list[Span]:
+    """``[lo, hi)`` cut after every ``sep`` (kept at the end of its piece), or into single
+    characters for ``sep == ""``; the pieces are contiguous and cover ``[lo, hi)``."""
+    if not sep:
+        return [(i, i + 1) for i in range(lo, hi)]
+    out: list[Span] = []
+    start = lo
+    while (at := text.find(sep, start, hi)) != -1:
+        out.append((start, at + len(sep)))
+        start = at + len(sep)
+    if start < hi:
+        out.append((start, hi))
+    return out
+
+
+def _split(
+    text: str, lo: int, hi: int, seps: Sequence[str], counter: BatchCounter, limit: int
+) -> list[Span]:
+    level = next(i for i, s in enumerate(seps) if not s or text.find(s, lo, hi) != -1)
+    pieces = _cut(text, lo, hi, seps[level])
+    costs = counter.count_many([text[a:b] for a, b in pieces])
+    out: list[Span] = []
+    run: Span | None = None
+    used = 0
+    for (a, b), c in zip(pieces, costs, strict=True):
+        if run is not None and used + c > limit:
+            out.append(run)
+            run, used = None, 0
+        if c > limit and level + 1 < len(seps):
+            out += _split(text, a, b, seps[level + 1 :], counter, limit)
+            continue
+        run, used = ((run[0] if run else a), b), used + c
+    if run is not None:
+        out.append(run)
+    return out
+
+
+def _strip(text: str, span: Span) -> Span | None:
+    a, b = span
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return (a, b) if b > a else None
+
+
+def split_recursive(
+    text: str,
+    counter: BatchCounter,
+    limit: int = CHUNK_TOKENS,
+    separators: Sequence[str] = SEPARATORS,
+) -> list[Span]:
+    """Recursive character splitting with offsets: ``[start, end)`` chunks of ``text`` in
+    order, no overlap, whitespace trimmed, whitespace-only chunks dropped.
+
+    The text is cut at the first separator that occurs in it (the separator stays with the
+    piece before it); pieces are merged greedily while their summed token counts stay within
+    ``limit``; a piece over ``limit`` is split again with the next separators. All
+    separators but ``""`` end in whitespace, where WordPiece counts add up exactly."""
+    spans = _split(text, 0, len(text), separators, counter, limit) if text else []
+    return [s for s in (_strip(text, sp) for sp in spans) if s is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunks:
+    items: tuple[Item, ...]
+    tokens: tuple[int, ...]
+
+
+def build_chunks(docs: dict[str, Doc], counter: BatchCounter, limit: int) -> Chunks:
+    items = [
+        Item(d.name, a, b, d.text[a:b])
+        for d in docs.values()
+        for a, b in split_recursive(d.text, counter, limit)
+    ]
+    tokens = counter.count_many([it.text for it in items]) if items else []
+    return Chunks(tuple(items), tuple(tokens))
+
+
+def pack(ranked: Iterable[int], costs: Sequence[int], budget: int) -> list[int]:
+    """Indices in rank order while they fit ``budget``; one that does not fit is skipped and
+    the ones after it may still fit."""
+    out: list[int] = []
+    used = 0
+    for i in ranked:
+        if used + costs[i] <= budget:
+            out.append(i)
+            used += costs[i]
+            if used == budget:
+                break
+    return out
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = RRF_K, depth: int = RRF_DEPTH) -> list[int]:
+    """Reciprocal rank fusion: sum of 1 / (k + rank) over the top ``depth`` of each ranking
+    (ranks from 1); ties by index."""
+    score: dict[int, float] = {}
+    for ranking in rankings:
+        for pos, i in enumerate(ranking[:depth], 1):
+            score[i] = score.get(i, 0.0) + 1.0 / (k + pos)
+    return sorted(score, key=lambda i: (-score[i], i))
+
+
+Ranker = Callable[[str], list[int]]
+
+
+def bm25_ranker(texts: Sequence[str], stem: bool) -> Ranker:
+    """bm25s with its default tokenizer and English stop words (optionally PyStemmer's
+    English stemmer); ranks the chunks that score above zero."""
+    import bm25s
+
+    stemmer: Any = None
+    if stem:
+        import Stemmer
+
+        stemmer = Stemmer.Stemmer("english")
+    retriever = bm25s.BM25()
+    corpus = bm25s.tokenize(list(texts), stopwords="en", stemmer=stemmer, show_progress=False)
+    retriever.index(corpus, show_progress=False)
+
+    def rank(query: str) -> list[int]:
+        q = bm25s.tokenize(
+            [query], stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+        )[0]
+        if not q:
+            return []
+        scores = np.asarray(retriever.get_scores(q))
+        order = np.argsort(-scores, kind="stable")
+        return [int(i) for i in order[scores[order] > 0]]
+
+    return rank
+
+
+class Embedder(Protocol):
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+
+
+def embed_all(embedder: Embedder, texts: Sequence[str], batch: int = EMBED_BATCH) -> Any:
+    parts = [embedder.embed(list(texts[i : i + batch])) for i in range(0, len(texts), batch)]
+    return np.vstack(parts) if parts else np.zeros((0, 0), dtype=np.float32)
+
+
+def dense_ranker(embedder: Embedder, matrix: Any) -> Ranker:
+    """Chunks by cosine to the question (the vectors are L2-normalised: a dot product)."""
+
+    def rank(query: str) -> list[int]:
+        q = embedder.embed([query])[0]
+        return [int(i) for i in np.argsort(-(matrix @ q), kind="stable")]
+
+    return rank
+
+
+def load_dense() -> tuple[Embedder | None, str]:
+    """The embedder of ``pipeline.embed`` when it exists and says it is available."""
+    try:
+        mod = importlib.import_module("pipeline.embed")
+    except ImportError as exc:
+        return None, f"pipeline.embed not importable ({exc})"
+    available = getattr(mod, "dense_available", None)
+    if available is None or not available():
+        return None, "pipeline.embed.dense_available() is missing or False"
+    embedder: Embedder = mod.load_embedder()
+    return embedder, ""
+
+
+# --------------------------------------------------------------------------- methods
+
+
+Runner = Callable[[str, Sequence[int]], dict[int, Packed]]
+
+
+@dataclass(slots=True)
+class Method:
+    name: str
+    run: Runner
+    folio: bool = False
+    ms: list[float] = field(default_factory=list)  # Folio: one per retrieve call
+
+
+def folio_modes(retrieve: Callable[..., Any], dense: bool) -> list[str]:
+    if "mode" not in inspect.signature(retrieve).parameters:
+        return ["default"]
+    return ["lexical", "dense", "hybrid"] if dense else ["lexical"]
+
+
+def folio_method(store: Any, mode: str, counter: Any, names: dict[str, str]) -> Method:
+    """Folio's ``retrieve`` in ``mode``; ``names`` maps doc_id to Doc.name."""
+    from pipeline.retrieve import retrieve
+
+    kwargs: dict[str, Any] = {} if mode == "default" else {"mode": mode}
+    ms: list[float] = []
+
+    def run(query: str, budgets: Sequence[int]) -> dict[int, Packed]:
+        out: dict[int, Packed] = {}
+        for b in budgets:
+            t0 = time.perf_counter()
+            ctx = retrieve(store, query, b, counter=counter, **kwargs)
+            ms.append((time.perf_counter() - t0) * 1000)
+            items = tuple(
+                Item(
+                    names.get(it.citation.doc_id, ""),
+                    it.citation.char_start,
+                    it.citation.char_end,
+                    it.text,
+                )
+                for it in ctx.items
+            )
+            out[b] = Packed(items, ctx.tokens)
+        return out
+
+    return Method(f"Folio {mode}", run, folio=True, ms=ms)
+
+
+def baseline_method(name: str, rank: Ranker, chunks: Chunks) -> Method:
+    def run(query: str, budgets: Sequence[int]) -> dict[int, Packed]:
+        ranked = rank(query)
+        out: dict[int, Packed] = {}
+        for b in budgets:
+            picked = pack(ranked, chunks.tokens, b)
+            out[b] = Packed(
+                tuple(chunks.items[i] for i in picked), sum(chunks.tokens[i] for i in picked)
+            )
+        return out
+
+    return Method(name, run)
+
+
+def baseline_methods(
+    chunks: Chunks, embedder: Embedder | None, log: Callable[[str], None]
+) -> list[Method]:
+    texts = [it.text for it in chunks.items]
+    bm25 = bm25_ranker(texts, stem=False)
+    out = [baseline_method("BM25", bm25, chunks)]
+    try:
+        out.append(baseline_method("BM25+stem", bm25_ranker(texts, stem=True), chunks))
+    except ImportError as exc:
+        log(f"note: BM25+stem skipped, PyStemmer not importable ({exc})")
+    if embedder is None:
+        return out
+    t0 = time.perf_counter()
+    dense = dense_ranker(embedder, embed_all(embedder, texts))
+    log(f"  embedded {len(texts)} baseline chunks in {time.perf_counter() - t0:.1f} s")
+    out.append(baseline_method("dense", dense, chunks))
+    out.append(baseline_method("RRF(BM25,dense)", lambda q: rrf([bm25(q), dense(q)]), chunks))
+    return out
+
+
+# --------------------------------------------------------------------------- statistics
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -185,251 +661,312 @@ def percentile(values: Sequence[float], q: float) -> float:
     return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
-def mean_sd(values: Sequence[float]) -> tuple[float, float]:
-    if not values:
-        return math.nan, math.nan
-    m = sum(values) / len(values)
-    return m, math.sqrt(sum((v - m) ** 2 for v in values) / len(values))  # population, as np.std
+def mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else math.nan
 
 
-# --------------------------------------------------------------------------- the QA set
+def bootstrap_ci(
+    diffs: Sequence[float], resamples: int = RESAMPLES, seed: int = SEED, level: float = 0.95
+) -> tuple[float, float, float]:
+    """Mean of paired differences and its percentile bootstrap interval (questions
+    resampled with replacement)."""
+    x = np.asarray(diffs, dtype=np.float64)
+    if x.size == 0:
+        return math.nan, math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    step = max(1, 2_000_000 // x.size)  # bounded memory for the index matrix
+    for lo in range(0, resamples, step):
+        n = min(step, resamples - lo)
+        means[lo : lo + n] = x[rng.integers(0, x.size, size=(n, x.size))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(x.mean()), float(low), float(high)
+
+
+# --------------------------------------------------------------------------- extraction check
 
 
 @dataclass(frozen=True, slots=True)
-class Question:
-    index: int
-    text: str
-    corpus: str
-    refs: tuple[Span, ...]
-    contents: tuple[str, ...]
+class NumberCheck:
+    doc: str
+    page: int
+    numbers: int  # distinct numeric tokens of the evidence passage
+    found: int  # of those, present in the extracted text of the evidence page
+    lines: int  # lines of the extracted page holding a found number
+    table_lines: int  # of those, markdown table rows
 
 
-def load_questions(qa: Path) -> list[Question]:
-    path = qa / "questions_df.csv"
-    out: list[Question] = []
-    with path.open(encoding="utf-8", newline="") as fh:
-        for n, row in enumerate(csv.DictReader(fh)):
-            refs = json.loads(row["references"])
+def number_check(doc: Doc, ev: Evidence) -> NumberCheck:
+    want = numbers(ev.text)
+    page = doc.page_text(ev.page) or ""
+    found = want & numbers(page)
+    lines = [ln for ln in page.splitlines() if numbers(ln) & found]
+    return NumberCheck(
+        doc.name,
+        ev.page,
+        len(want),
+        len(found),
+        len(lines),
+        sum(1 for ln in lines if is_table_row(ln)),
+    )
+
+
+def extraction_report(questions: Sequence[Question], docs: dict[str, Doc]) -> dict[str, Any]:
+    """How much of each evidence page survives extraction: its numbers, its 5-grams."""
+    seen: dict[tuple[str, int], NumberCheck] = {}
+    gram_page = gram_doc = total = 0
+    for q in questions:
+        doc = docs[q.doc]
+        for ev in q.evidence:
+            total += 1
+            page = doc.page_text(ev.page) or ""
+            gram_page += ngram_coverage(ev.text, [page]) >= MIN_SHARE
+            gram_doc += ngram_coverage(ev.text, [doc.text]) >= MIN_SHARE
+            seen.setdefault((doc.name, ev.page), number_check(doc, ev))
+    checks = list(seen.values())
+    good = [c for c in checks if c.numbers and c.found >= MIN_SHARE * c.numbers]
+    return {
+        "evidence_passages": total,
+        "passages_5gram_on_page": gram_page,
+        "passages_5gram_in_doc": gram_doc,
+        "evidence_pages": len(checks),
+        "pages_with_numbers": sum(1 for c in checks if c.numbers),
+        "pages_numbers_found": len(good),
+        "lines_with_numbers": sum(c.lines for c in good),
+        "table_row_lines": sum(c.table_lines for c in good),
+        "pages_with_table_rows": sum(1 for c in good if c.table_lines),
+        "pages": [
+            {
+                "doc": c.doc,
+                "page": c.page,
+                "numbers": c.numbers,
+                "found": c.found,
+                "lines": c.lines,
+                "table_lines": c.table_lines,
+            }
+            for c in checks
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@contextmanager
+def embedded_store() -> Iterator[Any]:
+    """A fresh embedded Typesense server in a temporary FOLIO_HOME; stopped by its pid and
+    the home removed on leaving, also on an exception or KeyboardInterrupt."""
+    from pipeline.index import server
+    from pipeline.index.settings import ServerSettings
+    from pipeline.index.store import Store
+
+    home = Path(tempfile.mkdtemp(prefix="folio-eval-"))
+    previous = os.environ.get("FOLIO_HOME")
+    os.environ["FOLIO_HOME"] = str(home)  # nothing may fall back to the user's data dir
+    try:
+        running = server.start(home)
+        yield Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
+    finally:
+        server.stop(home)
+        shutil.rmtree(home, ignore_errors=True)
+        if previous is None:
+            os.environ.pop("FOLIO_HOME", None)
+        else:
+            os.environ["FOLIO_HOME"] = previous
+
+
+@dataclass(slots=True)
+class SetRun:
+    name: str
+    questions: list[Question]
+    docs: dict[str, Doc]
+    meta: dict[str, Any]
+    methods: list[Method] = field(default_factory=list)
+    # scores[method][budget][metric] = one value per question, in question order
+    scores: dict[str, dict[int, dict[str, list[float]]]] = field(default_factory=dict)
+    tokens: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    misaligned: dict[str, int] = field(default_factory=dict)
+
+
+def ingest_library(store: Any, paths: Sequence[Path], workers: int | None) -> dict[str, Any]:
+    from pipeline import make_config
+    from pipeline.ingest import ingest
+
+    t0 = time.perf_counter()
+    report = ingest([str(p) for p in paths], make_config({}), store, workers=workers)
+    seconds = time.perf_counter() - t0
+    if report.interrupted:
+        raise KeyboardInterrupt
+    if report.failed:
+        reasons = "; ".join(f"{f.path} ({f.stage}): {f.reason}" for f in report.failed)
+        raise RuntimeError(f"ingest failed: {reasons}")
+    return {
+        "ingest_s": seconds,
+        "sections": report.sections,
+        "snippets": report.snippets,
+        "pages": report.pages,
+        "files": len(report.ingested),
+        "duplicates": len(report.duplicates),
+    }
+
+
+def record(run: SetRun, method: Method, q: Question, packed: dict[int, Packed]) -> None:
+    for b, p in packed.items():
+        for metric, value in score(q, p.items, run.docs).items():
+            run.scores[method.name].setdefault(b, {}).setdefault(metric, []).append(value)
+        run.tokens[method.name].setdefault(b, []).append(p.tokens)
+        run.misaligned[method.name] += sum(
+            1 for it in p.items if it.doc and run.docs[it.doc].text[it.start : it.end] != it.text
+        )
+
+
+def evaluate(run: SetRun, budgets: Sequence[int], log: Callable[[str], None]) -> None:
+    for m in run.methods:
+        run.scores[m.name], run.tokens[m.name], run.misaligned[m.name] = {}, {}, 0
+    for m in run.methods:  # untimed warm-up: connection set-up, cold caches
+        if m.folio:
+            for q in run.questions[:3]:
+                m.run(q.text, budgets[:1])
+            m.ms.clear()
+    for n, q in enumerate(run.questions, 1):
+        for m in run.methods:
+            record(run, m, q, m.run(q.text, budgets))
+        if n % 50 == 0 or n == len(run.questions):
+            log(f"  {n}/{len(run.questions)} questions")
+
+
+def run_set(
+    name: str,
+    qa_root: Path,
+    counter: Any,
+    embedder: Embedder | None,
+    args: argparse.Namespace,
+    log: Callable[[str], None],
+) -> SetRun:
+    from pipeline.retrieve import retrieve
+
+    sub, loader = LOADERS[name]
+    paths, all_questions = loader(qa_root / sub)
+    t0 = time.perf_counter()
+    docs = load_docs(paths, os.cpu_count() or 1)
+    log(f"{name}: extracted {len(docs)} documents in {time.perf_counter() - t0:.1f} s")
+    missing = sorted({q.doc for q in all_questions} - set(docs))
+    if missing:
+        raise RuntimeError(f"{name}: no document for {', '.join(missing)}")
+    questions = spread(all_questions, args.limit)
+    run = SetRun(name, questions, docs, {"documents": len(docs), "questions": len(questions)})
+    run.meta["alignment_mismatches"] = check_alignment(
+        all_questions, {d.name: d.text for d in docs.values()}
+    )
+    if any(q.evidence for q in all_questions):
+        run.meta["extraction"] = extraction_report(all_questions, docs)
+    t0 = time.perf_counter()
+    chunks = build_chunks(docs, counter, args.chunk_tokens)
+    run.meta["baseline_chunks"] = len(chunks.items)
+    run.meta["baseline_chunk_tokens_mean"] = mean([float(t) for t in chunks.tokens])
+    run.methods = baseline_methods(chunks, embedder, log)
+    log(f"  {len(chunks.items)} baseline chunks indexed in {time.perf_counter() - t0:.1f} s")
+    names = {d.doc_id: d.name for d in docs.values()}
+    with embedded_store() as store:
+        run.meta.update(ingest_library(store, paths, args.workers))
+        log(f"  ingest {run.meta['ingest_s']:.1f} s")
+        folio = [
+            folio_method(store, m, counter, names)
+            for m in folio_modes(retrieve, embedder is not None)
+        ]
+        run.methods = folio + run.methods
+        load_before = os.getloadavg()[0]
+        evaluate(run, args.budgets, log)
+        run.meta["loadavg"] = [load_before, os.getloadavg()[0]]
+    return run
+
+
+# --------------------------------------------------------------------------- reporting
+
+
+def best(run: SetRun, metric: str, folio: bool, budget: int) -> Method:
+    pool = [m for m in run.methods if m.folio == folio]
+    return max(pool, key=lambda m: mean(run.scores[m.name][budget][metric]))
+
+
+def paired(run: SetRun, budget: int) -> list[dict[str, Any]]:
+    """Each Folio mode (and the best) minus the best baseline, per metric, in points."""
+    out: list[dict[str, Any]] = []
+    if not any(m.folio for m in run.methods) or all(m.folio for m in run.methods):
+        return out
+    for metric in SET_METRICS[run.name]:
+        base = best(run, metric, folio=False, budget=budget)
+        top = best(run, metric, folio=True, budget=budget)
+        folio = [m for m in run.methods if m.folio]
+        for m, label in [(top, f"{top.name} (best mode)"), *((m, m.name) for m in folio)]:
+            a = run.scores[m.name][budget][metric]
+            b = run.scores[base.name][budget][metric]
+            d, lo, hi = bootstrap_ci([100 * (x - y) for x, y in zip(a, b, strict=True)])
             out.append(
-                Question(
-                    index=n,
-                    text=row["question"],
-                    corpus=row["corpus_id"],
-                    refs=tuple((int(r["start_index"]), int(r["end_index"])) for r in refs),
-                    contents=tuple(str(r["content"]) for r in refs),
-                )
+                {
+                    "metric": metric,
+                    "folio": label,
+                    "baseline": base.name,
+                    "budget": budget,
+                    "diff": d,
+                    "ci95": [lo, hi],
+                    "folio_pct": 100 * mean(a),
+                    "baseline_pct": 100 * mean(b),
+                }
             )
     return out
 
 
-def spread(items: Sequence[Question], limit: int | None) -> list[Question]:
-    """``limit`` questions evenly spread over the file (so every corpus is sampled)."""
-    if not limit or limit >= len(items):
-        return list(items)
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
-
-
-def check_alignment(questions: Sequence[Question], texts: dict[str, str]) -> list[dict[str, Any]]:
-    """References whose offsets do not select their content in the extracted text."""
-    bad: list[dict[str, Any]] = []
-    for q in questions:
-        text = texts.get(q.corpus)
-        for (s, e), content in zip(q.refs, q.contents, strict=True):
-            if text is None or text[s:e] != content:
-                bad.append(
-                    {
-                        "question": q.index,
-                        "corpus": q.corpus,
-                        "start": s,
-                        "end": e,
-                        "expected": content[:80],
-                        "found": (text or "")[s:e][:80],
-                    }
-                )
-    return bad
-
-
-# --------------------------------------------------------------------------- running
-
-
-@dataclass(slots=True)
-class Result:
-    question: Question
-    found: int = 0
-    ranked: list[Span] = field(default_factory=list)
-    scores: dict[int, Scores] = field(default_factory=dict)
-    covered: dict[int, bool] = field(default_factory=dict)
-    context_recall: dict[int, float] = field(default_factory=dict)
-    context_tokens: dict[int, int] = field(default_factory=dict)
-    context_items: dict[int, int] = field(default_factory=dict)
-    search_ms: float = 0.0
-    retrieve_ms: dict[int, float] = field(default_factory=dict)
-
-
-def evaluate(
-    store: Any,
-    questions: Sequence[Question],
-    doc_ids: dict[str, str],
-    ks: Sequence[int],
-    budgets: Sequence[int],
-    *,
-    progress: bool = False,
-) -> list[Result]:
-    from pipeline.retrieve import Filters, rank, retrieve, search
-
-    depth = max(ks)
-    results: list[Result] = []
-    # Untimed warm-up: the first requests pay for connection set-up and cold caches.
-    warm_doc = next(iter(doc_ids.values()))
-    for q in questions[:3]:
-        search(store, q.text, Filters(tier="snippet", doc=warm_doc), per_page=depth)
-        retrieve(store, q.text, budgets[0], Filters(doc=warm_doc))
-    for n, q in enumerate(questions, 1):
-        doc = doc_ids[q.corpus]
-        r = Result(q)
-        t0 = time.perf_counter()
-        res = search(store, q.text, Filters(tier="snippet", doc=doc), per_page=depth)
-        r.search_ms = (time.perf_counter() - t0) * 1000
-        r.found = res.found
-        # Top-k by the ranking retrieve uses (BM25 over per-word candidates); `search`
-        # above is timed as the people-facing query it is.
-        best = rank(store, q.text, Filters(tier="snippet", doc=doc), k=depth)
-        r.ranked = [(h.char_start, h.char_end) for h in best if h.doc_id == doc]
-        for k in ks:
-            r.scores[k] = span_scores(r.ranked[:k], q.refs)
-        for budget in budgets:
-            t0 = time.perf_counter()
-            ctx = retrieve(store, q.text, budget, Filters(doc=doc))
-            r.retrieve_ms[budget] = (time.perf_counter() - t0) * 1000
-            spans = [
-                (it.citation.char_start, it.citation.char_end)
-                for it in ctx.items
-                if it.citation.doc_id == doc
-            ]
-            r.covered[budget] = fully_covered(q.refs, spans)
-            r.context_recall[budget] = span_scores(spans, q.refs).recall
-            r.context_tokens[budget] = ctx.tokens
-            r.context_items[budget] = len(ctx.items)
-        results.append(r)
-        if progress and (n % 50 == 0 or n == len(questions)):
-            print(f"  {n}/{len(questions)} questions", file=sys.stderr)
-    return results
-
-
-def summarize(
-    results: Sequence[Result], ks: Sequence[int], budgets: Sequence[int]
-) -> dict[str, Any]:
-    def pct(values: Iterable[float]) -> dict[str, float]:
-        m, sd = mean_sd([100 * v for v in values])
-        return {"mean": m, "sd": sd}
-
-    out: dict[str, Any] = {"questions": len(results), "top_k": {}, "context": {}}
-    for k in ks:
-        s = [r.scores[k] for r in results]
-        out["top_k"][str(k)] = {
-            "recall": pct(x.recall for x in s),
-            "precision": pct(x.precision for x in s),
-            "iou": pct(x.iou for x in s),
-            "precision_paper": pct(x.precision_paper for x in s),
-            "iou_paper": pct(x.iou_paper for x in s),
-            "hit": 100 * sum(1 for x in s if x.recall > 0) / max(1, len(s)),
-            "all_refs": 100 * sum(1 for x in s if x.recall >= 1.0) / max(1, len(s)),
-        }
-    for b in budgets:
-        out["context"][str(b)] = {
-            "fully_in_context": 100 * sum(r.covered[b] for r in results) / max(1, len(results)),
-            "recall": pct(r.context_recall[b] for r in results),
-            "tokens_mean": mean_sd([r.context_tokens[b] for r in results])[0],
-            "items_mean": mean_sd([r.context_items[b] for r in results])[0],
-            "empty": sum(1 for r in results if r.context_items[b] == 0),
-            # Questions whose reference is not fully in context, by where it was lost:
-            # no snippet touching a reference in search's top results at all (ranking),
-            # or search found one but the packed context lacks (part of) the reference.
-            "missed_not_in_search": sum(
-                1
-                for r in results
-                if not r.covered[b] and first_hit_rank(r.ranked, r.question.refs) is None
-            ),
-            "missed_in_search": sum(
-                1
-                for r in results
-                if not r.covered[b] and first_hit_rank(r.ranked, r.question.refs) is not None
-            ),
-        }
-    found = [r.found for r in results]
-    out["search_found"] = {
-        "zero": sum(1 for f in found if f == 0),
-        "under_k": {str(k): sum(1 for f in found if f < k) for k in ks},
-        "median": percentile(found, 50),
+def latency(run: SetRun) -> dict[str, dict[str, float]]:
+    return {
+        m.name: {"calls": len(m.ms), "p50": percentile(m.ms, 50), "p95": percentile(m.ms, 95)}
+        for m in run.methods
+        if m.folio
     }
-    return out
 
 
-def latency(results: Sequence[Result], budgets: Sequence[int]) -> dict[str, dict[str, float]]:
-    def stats(xs: Sequence[float]) -> dict[str, float]:
-        return {
-            "calls": len(xs),
-            "p50": percentile(xs, 50),
-            "p95": percentile(xs, 95),
-            "max": max(xs) if xs else math.nan,
+def summary(run: SetRun, budgets: Sequence[int]) -> dict[str, Any]:
+    table = {
+        m.name: {
+            metric: {str(b): 100 * mean(run.scores[m.name][b][metric]) for b in budgets}
+            for metric in run.scores[m.name][budgets[0]]
         }
+        for m in run.methods
+    }
+    tokens = {
+        m.name: {str(b): mean([float(t) for t in run.tokens[m.name][b]]) for b in budgets}
+        for m in run.methods
+    }
+    return {
+        "meta": run.meta,
+        "metrics": list(SET_METRICS[run.name]),
+        "table_pct": table,
+        "tokens_mean": tokens,
+        "paired": paired(run, CI_BUDGET) if CI_BUDGET in budgets else [],
+        "latency_ms": latency(run),
+        "misaligned_items": run.misaligned,
+    }
 
-    out = {"search": stats([r.search_ms for r in results])}
-    for b in budgets:
-        out[f"retrieve@{b}"] = stats([r.retrieve_ms[b] for r in results])
-    out["retrieve"] = stats([r.retrieve_ms[b] for r in results for b in budgets])
-    return out
 
-
-def details(results: Sequence[Result]) -> Iterable[dict[str, Any]]:
-    for r in results:
-        q = r.question
+def details(run: SetRun, budgets: Sequence[int]) -> Iterator[dict[str, Any]]:
+    for n, q in enumerate(run.questions):
         yield {
+            "set": run.name,
             "index": q.index,
-            "corpus": q.corpus,
             "question": q.text,
-            "refs": [list(s) for s in q.refs],
-            "found": r.found,
-            "ranked": [list(s) for s in r.ranked],
-            "first_hit_rank": first_hit_rank(r.ranked, q.refs),
-            "full_cover_rank": full_cover_rank(r.ranked, q.refs),
-            "scores": {
-                str(k): {"recall": s.recall, "precision": s.precision, "iou": s.iou}
-                for k, s in r.scores.items()
+            "doc": q.doc,
+            "methods": {
+                m.name: {
+                    str(b): {
+                        **{k: v[n] for k, v in run.scores[m.name][b].items()},
+                        "tokens": run.tokens[m.name][b][n],
+                    }
+                    for b in budgets
+                }
+                for m in run.methods
             },
-            "covered": {str(b): c for b, c in r.covered.items()},
-            "context_recall": {str(b): c for b, c in r.context_recall.items()},
-            "context_tokens": {str(b): c for b, c in r.context_tokens.items()},
-            "context_items": {str(b): c for b, c in r.context_items.items()},
-            "search_ms": r.search_ms,
-            "retrieve_ms": {str(b): t for b, t in r.retrieve_ms.items()},
         }
-
-
-def snippet_sizes(store: Any) -> list[int]:
-    """``est_tokens`` of every indexed snippet."""
-    sizes: list[int] = []
-    page = 1
-    while True:
-        res = store.search(
-            "folio_chunks",
-            {
-                "q": "*",
-                "filter_by": "tier:=snippet",
-                "page": page,
-                "per_page": 250,
-                "include_fields": "est_tokens",
-            },
-        )
-        hits = res.get("hits", [])
-        sizes += [int(h["document"]["est_tokens"]) for h in hits]
-        if not hits or len(sizes) >= int(res.get("found", 0)):
-            return sizes
-        page += 1
-
-
-# --------------------------------------------------------------------------- printing
 
 
 def table(rows: Sequence[Sequence[str]], align: str) -> list[str]:
@@ -444,182 +981,106 @@ def table(rows: Sequence[Sequence[str]], align: str) -> list[str]:
     return lines
 
 
-def ms(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:.1f}"
-
-
 def f1(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{x:.1f}"
 
 
-def pm(d: dict[str, float]) -> str:
-    return f"{f1(d['mean'])} ± {f1(d['sd'])}"
+def signed(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{x:+.1f}"
 
 
-def block(
-    name: str, s: dict[str, Any], ks: Sequence[int], budgets: Sequence[int], extra: str = ""
-) -> list[str]:
-    lines = [f"{name} — {s['questions']} questions{extra}"]
-    rows = [
-        [
-            "top-k snippets",
-            "recall %",
-            "precision %",
-            "IoU %",
-            "any ref hit %",
-            "all refs in top-k %",
-        ]
+def render_set(name: str, s: dict[str, Any], budgets: Sequence[int]) -> list[str]:
+    meta = s["meta"]
+    out = [
+        f"{name} — {meta['questions']} questions, {meta['documents']} documents in one library",
+        f"  Folio ingest {meta['ingest_s']:.1f} s: {meta['sections']} sections, "
+        f"{meta['snippets']} snippets, {meta['pages']} pages; baseline: "
+        f"{meta['baseline_chunks']} recursive chunks, "
+        f"{meta['baseline_chunk_tokens_mean']:.0f} WordPiece tokens on average",
     ]
-    for k in ks:
-        t = s["top_k"][str(k)]
-        rows.append(
-            [
-                f"k={k}",
-                f1(t["recall"]["mean"]),
-                f1(t["precision"]["mean"]),
-                f1(t["iou"]["mean"]),
-                f1(t["hit"]),
-                f1(t["all_refs"]),
-            ]
-        )
-    lines += table(rows, "<>>>>>")
-    depth = max(ks)
-    rows = [
-        [
-            "retrieve budget",
-            "refs fully in context %",
-            "context recall %",
-            "tokens used (mean)",
-            "items (mean)",
-            "empty",
-            f"missed: no ref in search top-{depth}",
-            "missed: ref in ranked top-k",
-        ]
-    ]
-    for b in budgets:
-        c = s["context"][str(b)]
-        rows.append(
-            [
-                str(b),
-                f1(c["fully_in_context"]),
-                f1(c["recall"]["mean"]),
-                f"{c['tokens_mean']:.0f}",
-                f"{c['items_mean']:.1f}",
-                str(c["empty"]),
-                str(c["missed_not_in_search"]),
-                str(c["missed_in_search"]),
-            ]
-        )
-    lines.append("")
-    lines += table(rows, "<>>>>>>>")
-    sf = s["search_found"]
-    under = ", ".join(f"<{k}: {v}" for k, v in sf["under_k"].items())
-    lines.append(
-        f"  snippets matched per question (search 'found'): median {sf['median']:.0f}, "
-        f"zero: {sf['zero']}, {under}"
-    )
-    return lines
-
-
-def render(report: dict[str, Any], ks: Sequence[int], budgets: Sequence[int]) -> str:
-    out: list[str] = []
-    meta = report["meta"]
-    out.append(f"Folio retrieval benchmark — {meta['qa']}")
-    out.append(
-        f"{meta['questions']} questions on {len(meta['corpora'])} corpora; index: "
-        f"{meta['sections']} sections, {meta['snippets']} snippets (config {meta['config']}), "
-        f"ingest {meta['ingest_s']:.1f} s"
-    )
-    la = meta["loadavg"]
-    out.append(
-        f"machine: {meta['cpus']} CPUs, load average {la[0]:.2f} before / {la[1]:.2f} after the "
-        "timed queries (other processes skew the latency numbers)"
-    )
-    al = report["alignment"]
-    out.append(
-        f"reference spans: {al['checked']} checked, {len(al['mismatched'])} do not satisfy "
-        "text[start:end] == content"
-    )
-    out.append(
-        "metrics count characters; retrieved = union of the top-k snippets of the question's "
-        "corpus document (Typesense keyword search)"
-    )
+    if meta["alignment_mismatches"]:
+        out.append(f"  reference spans not matching the text: {len(meta['alignment_mismatches'])}")
+    bad = {k: v for k, v in s["misaligned_items"].items() if v}
+    if bad:
+        out.append(f"  context items whose text is not text[start:end]: {bad}")
+    head = ["method"] + [f"{METRIC_NAMES[m]} %@{b}" for m in s["metrics"] for b in budgets]
+    rows = [head]
+    for method, metrics in s["table_pct"].items():
+        rows.append([method] + [f1(metrics[m][str(b)]) for m in s["metrics"] for b in budgets])
+    out += table(rows, "<" + ">" * (len(head) - 1))
     out.append("")
-    for corpus, s in report["corpora"].items():
-        c = meta["corpora"][corpus]
-        extra = f"; {c['sections']} sections, {c['snippets']} snippets, {c['chars']:,} chars"
-        out += block(corpus, s, ks, budgets, extra)
+    head = ["context made of", *(f"right doc %@{b}" for b in budgets)]
+    head += [f"tokens@{b}" for b in budgets]
+    rows = [head]
+    for method, metrics in s["table_pct"].items():
+        rows.append(
+            [method]
+            + [f1(metrics["doc_hit"][str(b)]) for b in budgets]
+            + [f"{s['tokens_mean'][method][str(b)]:.0f}" for b in budgets]
+        )
+    out += table(rows, "<" + ">" * (len(head) - 1))
+    if s["paired"]:
         out.append("")
-    out += block("OVERALL", report["overall"], ks, budgets)
-    out.append("")
-
-    k = BASELINE_K
-    ov = report["overall"]["top_k"].get(str(k))
-    out.append(f"Comparison at k={k} (mean ± sd, %, over all questions)")
-    rows = [["chunks / retrieval", "recall", "precision", "IoU"]]
-    if ov is not None:
-        rows.append(
-            [
-                f"Folio snippets ~{meta['snippet_tokens']:.0f} est. tokens, keyword+BM25 ranking "
-                "in the question's corpus (this run)",
-                pm(ov["recall"]),
-                pm(ov["precision"]),
-                pm(ov["iou"]),
-            ]
-        )
-        rows.append(
-            [
-                "  same, precision/IoU computed as the paper's code (overlaps not merged)",
-                "",
-                pm(ov["precision_paper"]),
-                pm(ov["iou_paper"]),
-            ]
-        )
-    else:
-        rows.append([f"Folio (k={k} not measured; add it to --k)", "n/a", "n/a", "n/a"])
-    for label, size, overlap, model, rec, prec, iou in _BASELINE_ROWS:
-        rows.append(
-            [
-                f"{label}CharacterTextSplitter {size} tok, overlap {overlap} — {model} "
-                "(embedding retrieval, their paper)",
-                f"{rec[0]:.1f} ± {rec[1]:.1f}",
-                f"{prec[0]:.1f} ± {prec[1]:.1f}",
-                f"{iou[0]:.1f} ± {iou[1]:.1f}",
-            ]
-        )
-    out += table(rows, "<>>>")
-    out.append(
-        "  baselines: Smith & Troynikov, Chroma technical report, July 2024 "
-        "(research.trychroma.com/evaluating-chunking), n=5, all corpora searched at once, "
-        "sizes in cl100k tokens; per-corpus numbers were not published."
-    )
-    out.append("")
-
-    lat = report["latency"]
-    rows = [["latency (ms)", "calls", "p50", "p95", "max", "goal"]]
-    for name, st in lat.items():
-        goal = ""
-        if name == "search":
-            goal = f"p95 < {GOAL_SEARCH_P95_MS:.0f}: " + (
-                "PASS" if st["p95"] < GOAL_SEARCH_P95_MS else "FAIL"
-            )
-        elif name == "retrieve":
-            goal = f"p95 < {GOAL_RETRIEVE_P95_MS:.0f}: " + (
-                "PASS" if st["p95"] < GOAL_RETRIEVE_P95_MS else "FAIL"
-            )
-        label = name if name != "retrieve" else "retrieve (all budgets)"
-        rows.append([label, str(st["calls"]), ms(st["p50"]), ms(st["p95"]), ms(st["max"]), goal])
-    out += table(rows, "<>>>><")
-    cov = report["overall"]["context"].get(str(GOAL_COVERAGE_BUDGET))
-    out.append("")
-    if cov is None:
-        out.append(f"goal: budget {GOAL_COVERAGE_BUDGET} not measured (add it to --budgets)")
-    else:
-        verdict = "PASS" if cov["fully_in_context"] >= GOAL_COVERAGE else "FAIL"
         out.append(
-            f"goal: at budget {GOAL_COVERAGE_BUDGET}, >= {GOAL_COVERAGE:.0f}% of questions have "
-            f"their reference fully in context: {cov['fully_in_context']:.1f}% {verdict}"
+            f"  paired differences at {CI_BUDGET} tokens, Folio − best baseline, points "
+            f"[95% bootstrap CI, {RESAMPLES:,} resamples, seed {SEED}]"
         )
+        rows = [["metric", "Folio", "baseline", "Folio %", "base %", "diff", "95% CI"]]
+        for p in s["paired"]:
+            rows.append(
+                [
+                    METRIC_NAMES[p["metric"]],
+                    p["folio"],
+                    p["baseline"],
+                    f1(p["folio_pct"]),
+                    f1(p["baseline_pct"]),
+                    signed(p["diff"]),
+                    f"[{signed(p['ci95'][0])}, {signed(p['ci95'][1])}]",
+                ]
+            )
+        out += table(rows, "<<<>>>>")
+    out.append("")
+    rows = [["Folio retrieve latency (ms)", "calls", "p50", "p95"]]
+    for method, st in s["latency_ms"].items():
+        rows.append([method, str(st["calls"]), f1(st["p50"]), f1(st["p95"])])
+    out += table(rows, "<>>>")
+    la = meta["loadavg"]
+    out.append(f"  load average {la[0]:.2f} before / {la[1]:.2f} after the queries")
+    if "extraction" in meta:
+        out += render_extraction(meta["extraction"])
+    return out
+
+
+def render_extraction(x: dict[str, Any]) -> list[str]:
+    return [
+        "",
+        f"  extraction check over all {x['evidence_passages']} evidence passages "
+        f"({x['evidence_pages']} distinct evidence pages):",
+        f"    passages with >= 90% of their 5-grams in the extracted text of their page: "
+        f"{x['passages_5gram_on_page']}, anywhere in the document: {x['passages_5gram_in_doc']}"
+        " (the ceiling of evidence-in-context)",
+        f"    evidence pages with numbers: {x['pages_with_numbers']}; with >= 90% of the "
+        f"passage's numbers in the page's extracted text: {x['pages_numbers_found']}",
+        f"    on those pages, lines holding the numbers: {x['lines_with_numbers']}, "
+        f"inside markdown table rows (|...|): {x['table_row_lines']} "
+        f"(pages with any such row: {x['pages_with_table_rows']})",
+    ]
+
+
+def render(report: dict[str, Any], budgets: Sequence[int]) -> str:
+    meta = report["meta"]
+    out = [
+        "Folio retrieval evaluation — budgets in true WordPiece tokens "
+        f"({Path(meta['tokenizer']).name}); baselines: recursive chunks of <= "
+        f"{meta['chunk_tokens']} tokens, no overlap",
+        f"machine: {meta['cpus']} CPUs; Folio modes: {', '.join(meta['folio_modes'])}",
+    ]
+    out += [f"note: {n}" for n in meta["notes"]]
+    for name, s in report["sets"].items():
+        out.append("")
+        out += render_set(name, s, budgets)
+    out.append("")
+    out.append(f"total run time {meta['seconds']:.1f} s")
     return "\n".join(out) + "\n"
 
 
@@ -633,148 +1094,83 @@ def parse_ints(raw: str) -> list[int]:
     return values
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_sets(raw: str) -> list[str]:
+    names = [x.strip() for x in raw.split(",") if x.strip()]
+    unknown = [n for n in names if n not in SETS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"sets are {', '.join(SETS)}; got {raw!r}")
+    return names
+
+
+def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        description=(__doc__ or "").split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument(
-        "--qa",
-        type=Path,
-        default=DEFAULT_QA,
-        help="the QA set: corpora/*.md and questions_df.csv (default: %(default)s)",
-    )
-    ap.add_argument("--k", type=parse_ints, default=[1, 3, 5, 10], help="top-k, e.g. 1,3,5,10")
-    ap.add_argument(
-        "--budgets",
-        type=parse_ints,
-        default=[1000, 2000, 4000],
-        help="retrieve budgets in tokens, e.g. 1000,2000,4000",
-    )
-    ap.add_argument(
-        "--limit", type=int, default=None, help="only N questions, evenly spread over the set"
-    )
-    ap.add_argument(
-        "--preset",
-        choices=("small", "medium", "large"),
-        default=None,
-        help="chunk preset (default: the default config)",
-    )
-    ap.add_argument("--workers", type=int, default=None, help="ingest worker processes")
+    ap.add_argument("--qa-root", type=Path, default=DEFAULT_QA_ROOT, help="default: %(default)s")
+    ap.add_argument("--sets", type=parse_sets, default=list(SETS), help="comma-separated")
+    ap.add_argument("--budgets", type=parse_ints, default=list(BUDGETS), help="e.g. 1000,2000")
+    ap.add_argument("--limit", type=int, default=None, help="N questions per set, evenly spread")
+    ap.add_argument("--tokenizer", type=Path, default=DEFAULT_TOKENIZER, help="WordPiece file")
+    ap.add_argument("--chunk-tokens", type=int, default=CHUNK_TOKENS, help="baseline chunks")
+    ap.add_argument("--workers", type=int, default=None, help="Folio ingest worker processes")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
-    ap.add_argument(
-        "--details",
-        type=Path,
-        default=None,
-        help="write one JSON line per question (ranks, spans, coverage) to FILE",
-    )
-    args = ap.parse_args(argv)
+    ap.add_argument("--details", type=Path, default=None, help="per-question JSONL to FILE")
+    return ap.parse_args(argv)
 
-    qa = args.qa.resolve()
-    corpora_dir = qa / "corpora"
-    if not (qa / "questions_df.csv").is_file() or not corpora_dir.is_dir():
-        print(f"error: {qa} needs questions_df.csv and corpora/", file=sys.stderr)
-        return 2
 
-    from pipeline import extract_file, make_config
-    from pipeline.index import server
-    from pipeline.index.settings import ServerSettings
-    from pipeline.index.store import Store
-    from pipeline.ingest import ingest
-    from pipeline.library import file_sha256
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # unwinds through embedded_store, which stops the server
 
-    all_questions = load_questions(qa)
-    files = {p.stem: p for p in sorted(corpora_dir.glob("*.md"))}
-    missing = sorted({q.corpus for q in all_questions} - set(files))
-    if missing:
-        print(f"error: no corpus file for {', '.join(missing)} in {corpora_dir}", file=sys.stderr)
-        return 2
-    texts = {name: extract_file(path).text for name, path in files.items()}
-    mismatched = check_alignment(all_questions, texts)
-    questions = spread(all_questions, args.limit)
-    doc_ids = {name: file_sha256(path) for name, path in files.items()}
-    config = make_config({"preset": args.preset} if args.preset else {})
 
-    home = Path(tempfile.mkdtemp(prefix="folio-eval-"))
-    os.environ["FOLIO_HOME"] = str(home)  # nothing may fall back to the user's data dir
+def main(argv: Sequence[str] | None = None) -> int:
+    args = arguments(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing may download a model
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    signal.signal(signal.SIGTERM, _terminate)
+    from pipeline.chunk.tokens import WordPieceCounter
+    from pipeline.retrieve import retrieve
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    t_start = time.perf_counter()
+    counter = WordPieceCounter(str(args.tokenizer))
+    embedder, why = load_dense()
+    notes = [] if embedder else [f"dense baseline, RRF and Folio dense/hybrid skipped: {why}"]
+    for n in notes:
+        log(f"note: {n}")
+    report: dict[str, Any] = {"sets": {}}
+    runs: list[SetRun] = []
     try:
-        running = server.start(home)
-        store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
-        t0 = time.perf_counter()
-        report = ingest([str(corpora_dir)], config, store, workers=args.workers)
-        ingest_s = time.perf_counter() - t0
-        if report.failed:
-            for f in report.failed:
-                print(f"error: ingest failed: {f.path} ({f.stage}): {f.reason}", file=sys.stderr)
-            return 1
-        counts: dict[str, dict[str, int]] = {}
-        for name, doc in doc_ids.items():
-            counts[name] = {
-                tier + "s": store.count("folio_chunks", f"doc_id:={doc} && tier:={tier}")
-                for tier in ("section", "snippet")
-            }
-        snippet_tokens = mean_sd(snippet_sizes(store))[0]
-        load_before = os.getloadavg()[0]
-        results = evaluate(store, questions, doc_ids, args.k, args.budgets, progress=not args.json)
-        load_after = os.getloadavg()[0]
+        for name in args.sets:
+            run = run_set(name, args.qa_root.resolve(), counter, embedder, args, log)
+            runs.append(run)
+            report["sets"][name] = summary(run, args.budgets)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        log("interrupted")
         return 130
-    finally:
-        server.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
-
-    by_corpus: dict[str, list[Result]] = {}
-    for r in results:
-        by_corpus.setdefault(r.question.corpus, []).append(r)
-    out: dict[str, Any] = {
-        "meta": {
-            "qa": str(qa),
-            "questions": len(results),
-            "config": "preset " + (args.preset or "medium (default)"),
-            "ingest_s": ingest_s,
-            "sections": report.sections,
-            "snippets": report.snippets,
-            "snippet_tokens": snippet_tokens,
-            "corpora": {
-                name: {"doc_id": doc_ids[name], "chars": len(texts[name]), **counts[name]}
-                for name in sorted(files)
-            },
-            "unit": "characters",
-            "cpus": os.cpu_count(),
-            "loadavg": [load_before, load_after],
-            "k": args.k,
-            "budgets": args.budgets,
-        },
-        "alignment": {"checked": sum(len(q.refs) for q in all_questions), "mismatched": mismatched},
-        "corpora": {
-            name: summarize(rs, args.k, args.budgets) for name, rs in sorted(by_corpus.items())
-        },
-        "overall": summarize(results, args.k, args.budgets),
-        "latency": latency(results, args.budgets),
-        "baselines": [
-            {
-                "splitter": f"{label}CharacterTextSplitter",
-                "size": size,
-                "overlap": overlap,
-                "embedding": model,
-                "k": BASELINE_K,
-                "recall": {"mean": rec[0], "sd": rec[1]},
-                "precision": {"mean": prec[0], "sd": prec[1]},
-                "iou": {"mean": iou[0], "sd": iou[1]},
-                "source": "embedding retrieval, their paper: "
-                "https://research.trychroma.com/evaluating-chunking",
-            }
-            for label, size, overlap, model, rec, prec, iou in _BASELINE_ROWS
-        ],
+    report["meta"] = {
+        "qa_root": str(args.qa_root),
+        "tokenizer": str(args.tokenizer),
+        "chunk_tokens": args.chunk_tokens,
+        "budgets": args.budgets,
+        "limit": args.limit,
+        "cpus": os.cpu_count(),
+        "folio_modes": folio_modes(retrieve, embedder is not None),
+        "notes": notes,
+        "min_share": MIN_SHARE,
+        "seconds": time.perf_counter() - t_start,
     }
     if args.details:
         with args.details.open("w", encoding="utf-8") as fh:
-            for row in details(results):
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            for run in runs:
+                for row in details(run, args.budgets):
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     if args.json:
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        print(render(out, args.k, args.budgets), end="")
+        print(render(report, args.budgets), end="")
     return 0
 
 
