@@ -32,6 +32,7 @@ from .pdf_headings import (
     plan_from_outline,
 )
 from .pdf_tables import find_tables, to_markdown
+from .pdf_title import pdf_title
 
 log = logging.getLogger("folio.extract")
 
@@ -466,11 +467,11 @@ def read_pdf(
         info = reader.metadata
     except Exception:
         info = None
-    title = _metadata_str(info, "/Title") or next(
-        (e.title for e in outline if e.level == 1), p.stem
-    )
+    meta_title = _metadata_str(info, "/Title")
+    title = pdf_title(meta_title, pages[:2], p.stem)
     metadata: dict[str, Any] = {
         "title": title,
+        "metadata_title": meta_title,
         "author": _metadata_str(info, "/Author"),
         "subject": _metadata_str(info, "/Subject"),
         "keywords": _metadata_str(info, "/Keywords"),
