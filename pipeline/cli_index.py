@@ -84,6 +84,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             file_timeout=limits.file_timeout,
             max_file_mb=limits.max_file_mb,
             max_memory_mb=limits.max_memory_mb,
+            embed=False if args.no_embed else None,
         )
     if args.json:
         json.dump(report.to_dict(), sys.stdout, ensure_ascii=False)
@@ -117,9 +118,15 @@ def _print_report(report: Report) -> None:
     err.print(t)
     for f in report.failed:
         err.print(f"[red]failed[/red] {f.path} ({f.stage}): {f.reason}", highlight=False)
+    if report.embedder and report.embedded:
+        per = 1000 * secs["embed"] / report.embedded
+        err.print(
+            f"embedded {report.embedded} snippets with {escape(report.embedder)}: "
+            f"{secs['embed']:.1f}s in workers ({per:.1f}s per 1,000 snippets)"
+        )
     err.print(
-        f"time {secs['total']:.1f}s (extract {secs['extract']:.1f}s, chunk {secs['chunk']:.1f}s "
-        f"in workers; index {secs['index']:.1f}s)"
+        f"time {secs['total']:.1f}s (extract {secs['extract']:.1f}s, chunk {secs['chunk']:.1f}s, "
+        f"embed {secs['embed']:.1f}s in workers; index {secs['index']:.1f}s)"
         + (" — interrupted: run the same command again to finish" if report.interrupted else "")
     )
 
@@ -323,6 +330,12 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--prune",
         action="store_true",
         help="remove indexed documents under PATH whose files are gone",
+    )
+    p.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="do not store snippet vectors even when the dense extra is installed "
+        "(retrieval is then lexical)",
     )
     p.add_argument("--preset", choices=tuple(PRESETS), default=None)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)

@@ -27,7 +27,7 @@ from .chunk.tiers import chunk_document
 from .config import ChunkConfig
 from .errors import ExtractionError, FolioError
 from .extract import extract_file
-from .index import side_index
+from .index import side_index, vectors
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
@@ -60,8 +60,16 @@ class Report:
     snippets: int = 0
     pages: int = 0
     seconds: dict[str, float] = field(
-        default_factory=lambda: {"extract": 0.0, "chunk": 0.0, "index": 0.0, "total": 0.0}
+        default_factory=lambda: {
+            "extract": 0.0,
+            "chunk": 0.0,
+            "embed": 0.0,
+            "index": 0.0,
+            "total": 0.0,
+        }
     )
+    embedder: str = ""  # the model that embedded the snippets; empty: not embedded
+    embedded: int = 0  # snippets embedded in this run
     interrupted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -87,6 +95,7 @@ class _Result:
     failure: Failure | None
     extract_s: float
     chunk_s: float
+    embed_s: float = 0.0
 
 
 # Bumped when what ingest stores for the same bytes and settings changes (fields,
@@ -94,8 +103,10 @@ class _Result:
 STORE_FORMAT = 2
 
 
-def config_fingerprint(config: ChunkConfig) -> str:
-    blob = json.dumps([STORE_FORMAT, asdict(config)], sort_keys=True).encode()
+def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:
+    """What, besides the bytes, decides the stored chunks: a document stored under
+    another fingerprint is ingested again (with vectors when they were missing)."""
+    blob = json.dumps([STORE_FORMAT, asdict(config), embedder], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -105,6 +116,7 @@ def _process(
     fingerprint: str,
     note: Note | None = None,
     memory_mb: int | None = None,
+    embed: bool = False,
 ) -> _Result:
     """Extract and chunk one file (runs in a worker process)."""
     t0 = time.perf_counter()
@@ -155,7 +167,25 @@ def _process(
             ensure_ascii=False,
         )
     docs = [chunk_to_doc(c, doc.format) for c in chunks]
-    return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1)
+    if embed:
+        if note is not None:
+            note("embed")
+        try:
+            _embed_snippets(docs)
+        except Exception as exc:  # the model failing on one file must not stop the rest
+            return _failed(work, "embed", f"{type(exc).__name__}: {exc}", t2 - t0)
+    t3 = time.perf_counter()
+    return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1, t3 - t2)
+
+
+def _embed_snippets(docs: list[dict[str, Any]]) -> None:
+    """Snippets carry the vector of their retrieval text (what the 512-token snippet
+    budget is sized for); sections are not embedded."""
+    snippets = [d for d in docs if d["tier"] == "snippet"]
+    for doc, vector in zip(
+        snippets, vectors.embed([d["retrieval_text"] for d in snippets]), strict=True
+    ):
+        doc["embedding"] = vector
 
 
 def _failed(work: _Work, stage: str, reason: str, seconds: float) -> _Result:
@@ -364,6 +394,7 @@ def ingest(
     file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
     max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
     max_memory_mb: int | None = DEFAULT_MAX_MEMORY_MB,
+    embed: bool | None = None,
 ) -> Report:
     """Ingest files and folders into ``store``; a bad file never stops the run.
 
@@ -371,6 +402,9 @@ def ingest(
     extracted and chunked, files over ``max_file_mb`` are refused unread, and each
     worker process may use ``max_memory_mb`` of address space. A file that breaks a
     limit is reported in ``failed`` (path, stage, reason) and the run goes on.
+
+    ``embed``: store snippet vectors for dense retrieval; ``None`` embeds when the dense
+    extra can run here.
     """
     limits = Limits(file_timeout, max_file_mb, max_memory_mb)
     t_start = time.perf_counter()
@@ -381,7 +415,10 @@ def ingest(
     # Just created: nothing to read back (and a cluster follower may still answer 404).
     previous = {} if DOCUMENTS in created else {r["path"]: r for r in store.export(DOCUMENTS)}
     by_doc_id = {r["doc_id"]: r for r in previous.values()}
-    fingerprint = config_fingerprint(config)
+    if embed is None:
+        embed = vectors.unavailable() is None
+    report.embedder = str(vectors.embedder().name) if embed else ""
+    fingerprint = config_fingerprint(config, report.embedder)
     todo: list[_Work] = []
     seen: dict[str, str] = {}
     for f in files:
@@ -423,9 +460,12 @@ def ingest(
     # batch is being indexed: extraction and chunking overlap with indexing.
     writer = _IndexThread(_Indexer(store, previous, report, fingerprint))
     try:
-        for result in _run_pool(todo, config, fingerprint, workers, limits):
+        for result in _run_pool(todo, config, fingerprint, workers, limits, embed):
             report.seconds["extract"] += result.extract_s
             report.seconds["chunk"] += result.chunk_s
+            report.seconds["embed"] += result.embed_s
+            if embed and result.failure is None:
+                report.embedded += sum(1 for d in result.chunks if d["tier"] == "snippet")
             if result.failure is not None:
                 report.failed.append(result.failure)
             else:
@@ -474,6 +514,7 @@ def _run_pool(
     fingerprint: str,
     workers: int | None,
     limits: Limits | None = None,
+    embed: bool = False,
 ) -> Iterator[_Result]:
     """Results in completion order, one file in flight per worker (memory stays flat).
 
@@ -486,9 +527,15 @@ def _run_pool(
     workers = workers or max(1, min(os.cpu_count() or 1, len(todo)))
     if workers == 1 and limits.file_timeout is None and limits.max_memory_mb is None:
         for work in todo:
-            yield _process(work, config, fingerprint)
+            yield _process(work, config, fingerprint, embed=embed)
         return
-    fn = partial(_run_one, config=config, fingerprint=fingerprint, memory_mb=limits.max_memory_mb)
+    fn = partial(
+        _run_one,
+        config=config,
+        fingerprint=fingerprint,
+        memory_mb=limits.max_memory_mb,
+        embed=embed,
+    )
     yield from supervise(
         fn,
         todo,
@@ -500,9 +547,15 @@ def _run_pool(
 
 
 def _run_one(
-    work: _Work, note: Note, *, config: ChunkConfig, fingerprint: str, memory_mb: int | None
+    work: _Work,
+    note: Note,
+    *,
+    config: ChunkConfig,
+    fingerprint: str,
+    memory_mb: int | None,
+    embed: bool,
 ) -> _Result:
-    return _process(work, config, fingerprint, note, memory_mb)
+    return _process(work, config, fingerprint, note, memory_mb, embed)
 
 
 def _failed_in_worker(work: _Work, stage: str, reason: str) -> _Result:

@@ -14,7 +14,7 @@ from .extract import SUPPORTED_SUFFIXES
 @dataclass(frozen=True, slots=True)
 class Failure:
     path: str
-    stage: str  # read | extract | chunk | index
+    stage: str  # read | extract | chunk | embed | index
     reason: str
 
 

@@ -1,0 +1,50 @@
+"""Snippet embeddings for the ``embedding`` field (the ``dense`` extra): one embedder per
+process, found once, with the reason when it cannot run."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from ..errors import FolioError
+from .settings import folio_home
+
+MODEL_ENV = "FOLIO_EMBED_MODEL"  # a directory with model.safetensors and tokenizer.json
+_lock = threading.Lock()
+_loaded: dict[str, Any] = {}
+
+
+def embedder() -> Any:
+    """The embedder (``pipeline.embed``), loaded once per process; raises a
+    ``FolioError`` that says what to install when it cannot run."""
+    with _lock:
+        if "model" not in _loaded:
+            try:
+                from ..embed import load_embedder  # type: ignore[import-not-found,unused-ignore]
+            except ImportError as exc:
+                raise FolioError(
+                    "dense retrieval needs the dense extra: pip install 'folio-pipeline[dense]'"
+                ) from exc
+            model = os.environ.get(MODEL_ENV)
+            _loaded["model"] = load_embedder(
+                Path(model) if model else None, cache_dir=folio_home() / "models"
+            )
+        return _loaded["model"]
+
+
+def unavailable() -> str | None:
+    """Why snippets cannot be embedded here, or ``None`` when they can."""
+    try:
+        embedder()
+    except FolioError as exc:
+        return str(exc)
+    return None
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    """Unit vectors for ``texts`` (rounded: Typesense stores float32 anyway)."""
+    if not texts:
+        return []
+    return [[round(float(x), 6) for x in row] for row in embedder().embed(texts)]
