@@ -44,16 +44,16 @@ def test_merge_sorts_joins_and_drops_empty() -> None:
     assert ev.intersection([], [(0, 5)]) == 0
 
 
-def test_scores_partial_overlap_miss_and_paper_variant() -> None:
+def test_scores_partial_overlap_miss_and_overlapping_chunks() -> None:
     s = ev.span_scores([(20, 40)], [(10, 30)])
     assert (s.recall, s.precision, s.iou) == pytest.approx((0.5, 0.5, 10 / 30))
     miss = ev.span_scores([(50, 60)], [(10, 30)])
     assert (miss.recall, miss.precision, miss.iou) == (0.0, 0.0, 0.0)
-    # two overlapping chunks: the union is 0..30; the paper's code sums 20 + 20 = 40
+    # two overlapping chunks count once: the union is 0..30
     s = ev.span_scores([(0, 20), (10, 30)], [(5, 15), (25, 28)])
     assert s.recall == 1.0
     assert s.precision == pytest.approx(13 / 30)
-    assert s.precision_paper == pytest.approx(13 / 40)
+    assert s.iou == pytest.approx(13 / 30)
 
 
 def test_refs_in_context_needs_90_percent_of_every_reference() -> None:
@@ -243,3 +243,22 @@ def test_score_picks_the_metrics_of_the_question() -> None:
     assert got == {"ref_in_context": 1.0, "ref_recall": 1.0, "doc_hit": 1.0}
     assert ev.score(span_q, [ev.Item("b", 0, 10, "")], {})["ref_in_context"] == 0.0
     assert ev.score(span_q, [], {})["doc_hit"] == 0.0
+
+
+def test_baseline_methods_pack_each_ranking_under_the_budget() -> None:
+    np = pytest.importorskip("numpy")
+
+    class Fake:
+        def embed(self, texts: list[str]) -> object:
+            vecs = [[1.0, 0.0] if "cat" in t else [0.0, 1.0] for t in texts]
+            return np.asarray(vecs, dtype=np.float32)
+
+    texts = ["the cat sat", "dogs bark loudly", "a cat and dogs"]
+    chunks = ev.Chunks(tuple(ev.Item("d", i, i + 1, t) for i, t in enumerate(texts)), (3, 3, 4))
+    methods = {m.name: m for m in ev.baseline_methods(chunks, Fake(), lambda _: None)}
+    assert list(methods) == ["BM25", "BM25+stem", "dense", "RRF(BM25,dense)"]
+    for m in methods.values():
+        packed = m.run("cat dogs", [3, 7])
+        assert packed[3].tokens <= 3 and packed[7].tokens <= 7
+        assert [it.text for it in packed[3].items] == ["the cat sat"]
+    assert ev.baseline_methods(chunks, None, lambda _: None)[-1].name == "BM25+stem"
