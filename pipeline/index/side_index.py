@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -17,11 +18,13 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+from ..errors import FolioError
 from .lexical import DocInfo, LexicalIndex, LibraryState, build, library_state
 from .schema import CHUNKS
 from .settings import folio_home
 from .store import Store
 
+log = logging.getLogger("folio.lexical")
 _STALE_TMP_S = 3600.0  # a build directory this old was left by a killed process
 _memo: dict[Path, LexicalIndex] = {}
 _lock = threading.Lock()
@@ -55,19 +58,30 @@ def current(store: Store, state: LibraryState | None = None) -> LexicalIndex:
 
 def refresh(store: Store) -> LexicalIndex | None:
     """Bring the index up to date after a write (ingest, delete, prune, reindex), so
-    the next question does not pay for the rebuild; ``None`` when there is no chunk
-    collection yet."""
-    if store.alias_target(CHUNKS) is None:
+    the next question does not pay for the rebuild. Best effort: the next query
+    rebuilds it anyway, so a failure here is logged, never raised. ``None`` when there
+    is no chunk collection yet or the refresh failed."""
+    try:
+        if store.alias_target(CHUNKS) is None:
+            return None
+        return current(store)
+    except (OSError, ImportError, FolioError) as exc:
+        log.warning("lexical index not refreshed (the next query rebuilds it): %s", exc)
         return None
-    return current(store)
 
 
 def _save(base: Path, index: LexicalIndex) -> None:
+    """Best effort: a state folder that cannot be written costs a rebuild in the next
+    process, never a failed command."""
     import numpy as np
 
-    base.mkdir(parents=True, exist_ok=True, mode=0o700)
-    _sweep(base, keep=index.fingerprint)
-    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
+    try:
+        base.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _sweep(base, keep=index.fingerprint)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
+    except OSError as exc:
+        log.warning("lexical index not saved under %s: %s", base, exc)
+        return
     try:
         if index.ids:
             index.bm25.save(str(tmp / "bm25"), show_progress=False)
@@ -92,7 +106,10 @@ def _save(base: Path, index: LexicalIndex) -> None:
 
 
 def _load(path: Path) -> LexicalIndex | None:
-    if not (path / "meta.json").is_file():
+    try:
+        if not (path / "meta.json").is_file():
+            return None
+    except OSError:  # unreadable state folder: rebuilt from the store
         return None
     import bm25s
     import numpy as np
