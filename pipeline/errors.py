@@ -54,3 +54,7 @@ class DrmProtectedError(ExtractionError):
 
 class MarkerUnavailableError(ExtractionError):
     """The marker backend was requested but marker-pdf or its models are missing."""
+
+
+class DenseUnavailableError(FolioError):
+    """Dense embedding was asked for, but its packages or model weights are missing."""
