@@ -58,3 +58,7 @@ class MarkerUnavailableError(ExtractionError):
 
 class RetrievalError(FolioError):
     """A search or retrieval request could not be served."""
+
+
+class DenseUnavailableError(FolioError):
+    """Dense embedding was asked for, but its packages or model weights are missing."""

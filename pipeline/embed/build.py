@@ -1,0 +1,126 @@
+"""Building the ONNX model file once and caching it.
+
+The file is keyed by everything that shapes its bytes: the weights' and config's sha256, the
+build options and the versions of the tools that rewrite the graph. It is written to a
+temporary file in the cache directory and renamed into place, so a reader never sees half a
+file and two processes building at once both end with the same, complete file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+from ..errors import DenseUnavailableError
+from .model import ModelFiles, file_sha256, model_label, read_config, read_weights
+
+Precision = Literal["fp32", "int8"]
+PRECISIONS: tuple[Precision, ...] = ("fp32", "int8")
+# Bump when graph.py or the build steps change what a given set of options produces.
+BUILD_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    precision: Precision = "int8"
+    # onnxruntime's transformer optimizer: fused Attention, SkipLayerNorm and BiasGelu.
+    fused: bool = True
+    # Dynamic int8 quantisation (measured in scripts/bench_embed.py): per-channel weight
+    # scales are needed for accuracy; reduce_range (7-bit weights) only loses accuracy.
+    per_channel: bool = True
+    reduce_range: bool = False
+    # int8 only: outlier weights this many times the median stay in float (graph.py).
+    outlier_ratio: float = 6.0
+
+
+@dataclass(frozen=True)
+class BuiltModel:
+    path: Path
+    label: str  # the weights' name, e.g. "all-MiniLM-L6-v2"
+    built: bool  # False when the cached file was reused
+
+
+def cache_key(files: ModelFiles, options: BuildOptions, weights_sha256: str) -> str:
+    import onnx
+    import onnxruntime
+
+    fields = {
+        "format": BUILD_FORMAT,
+        "weights": weights_sha256,
+        "config": file_sha256(files.config),
+        "options": asdict(options),
+        "onnx": onnx.__version__,
+        "onnxruntime": onnxruntime.__version__,
+    }
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+
+
+def ensure_model(files: ModelFiles, cache_dir: Path, options: BuildOptions) -> BuiltModel:
+    """The cached model file for these weights and options, built first if missing."""
+    weights_sha256 = file_sha256(files.weights)
+    label = model_label(weights_sha256)
+    key = cache_key(files, options, weights_sha256)
+    path = cache_dir / f"{label}-{options.precision}-{key[:20]}.onnx"
+    if path.is_file():
+        return BuiltModel(path, label, built=False)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".build-", dir=cache_dir) as scratch:
+            staged = _build(files, options, Path(scratch))
+            os.replace(staged, path)
+    except OSError as exc:
+        raise DenseUnavailableError(f"cannot write the model cache in {cache_dir}: {exc}") from exc
+    return BuiltModel(path, label, built=True)
+
+
+def _build(files: ModelFiles, options: BuildOptions, scratch: Path) -> Path:
+    import onnx
+
+    from .graph import build_graph
+
+    current = scratch / "fp32.onnx"
+    ratio = options.outlier_ratio if options.precision == "int8" else None
+    onnx.save(build_graph(read_config(files), read_weights(files), ratio), str(current))
+    if options.fused:
+        current = _fuse(current, scratch / "fused.onnx")
+    if options.precision == "int8":
+        current = _quantize(current, scratch / "int8.onnx", options)
+    return current
+
+
+def _fuse(source: Path, target: Path) -> Path:
+    from onnxruntime.transformers import optimizer
+
+    # It warns that the producer is not "pytorch"; the graph follows PyTorch's pattern anyway.
+    logging.getLogger("onnxruntime.transformers").setLevel(logging.ERROR)
+    fused = optimizer.optimize_model(str(source), model_type="bert", opt_level=0, use_gpu=False)
+    fused.save_model_to_file(str(target))
+    return target
+
+
+def _quantize(source: Path, target: Path, options: BuildOptions) -> Path:
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from .graph import KEEP_FLOAT
+
+    graph = onnx.load(str(source)).graph
+    keep = [node.name for node in graph.node if node.name.startswith(KEEP_FLOAT)]
+    quantize_dynamic(
+        str(source),
+        str(target),
+        op_types_to_quantize=["MatMul", "Attention"],
+        nodes_to_exclude=keep,
+        per_channel=options.per_channel,
+        reduce_range=options.reduce_range,
+        weight_type=QuantType.QInt8,
+        # Shape inference cannot type the outputs of contrib ops such as Attention.
+        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+    )
+    return target

@@ -1,0 +1,100 @@
+"""Running the built model with onnxruntime: tokenize, window, batch by length, pool."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import DenseUnavailableError
+from .graph import INPUTS
+from .windows import SPECIAL_TOKENS, Window, batches, windows
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+# Padded positions per batch: big enough for efficient matrix products, small enough that
+# a batch's activations stay in cache-friendly sizes (measured in scripts/bench_embed.py).
+TOKEN_BUDGET = 4096
+
+
+def open_session(path: Path, threads: int | None) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or 0  # 0: onnxruntime's default, one per core
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only
+    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def open_tokenizer(path: Path) -> tuple[Any, int, int]:
+    """The tokenizer with its own truncation and padding off (tokenizer.json ships both
+    set to 128), and the ids of [CLS] and [SEP], which ``embed`` adds itself."""
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises a bare Exception for bad files
+        raise DenseUnavailableError(f"cannot read {path}: {exc}") from exc
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    if cls_id is None or sep_id is None:
+        raise DenseUnavailableError(f"{path} has no [CLS] or [SEP] token")
+    return tokenizer, cls_id, sep_id
+
+
+@dataclass(frozen=True)
+class OnnxEmbedder:
+    name: str
+    dim: int
+    session: Any
+    tokenizer: Any
+    cls_id: int
+    sep_id: int
+    window: Window
+    max_positions: int
+    token_budget: int = TOKEN_BUDGET
+    by_length: bool = True
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """One L2-normalised row per text, in order; a text split into several windows gets
+        the renormalised mean of their embeddings."""
+        import numpy as np
+
+        if isinstance(texts, str):
+            raise TypeError("embed takes a sequence of texts, not one string")
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        owners: list[int] = []
+        pieces: list[Sequence[int]] = []
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        for i, encoding in enumerate(encodings):
+            for piece in windows(encoding.ids, self.window, self.max_positions):
+                owners.append(i)
+                pieces.append(piece)
+        rows = self._run(pieces)
+        if len(pieces) == len(texts):
+            return rows
+        sums = np.zeros((len(texts), self.dim), np.float32)
+        np.add.at(sums, np.asarray(owners), rows)
+        return sums / np.linalg.norm(sums, axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+    def _run(self, pieces: Sequence[Sequence[int]]) -> npt.NDArray[np.float32]:
+        import numpy as np
+
+        lengths = [len(p) + SPECIAL_TOKENS for p in pieces]
+        out = np.empty((len(pieces), self.dim), np.float32)
+        for batch in batches(lengths, self.token_budget, self.by_length):
+            ids = np.zeros((len(batch), max(lengths[i] for i in batch)), np.int64)
+            mask = np.zeros_like(ids)
+            for row, i in enumerate(batch):
+                ids[row, : lengths[i]] = (self.cls_id, *pieces[i], self.sep_id)
+                mask[row, : lengths[i]] = 1  # right padding, which fused attention assumes
+            out[batch] = self.session.run(None, {INPUTS[0]: ids, INPUTS[1]: mask})[0]
+        return out
