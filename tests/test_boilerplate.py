@@ -106,6 +106,20 @@ def test_toc_page_removed_but_similar_body_kept() -> None:
     assert "In total we sold 47" in res.kept[1]
 
 
+def test_statement_rows_on_a_front_page_are_not_contents() -> None:
+    statement = [
+        "Consolidated Statement of Cash Flows",
+        "(Millions) 2018 2017 2016",
+        "Net income $ 5,363 $ 4,869 $ 5,058",
+        "Inventories (509) (387) 57",
+        "Accounts payable 408 24 148",
+        "Other — net 120 256 76",
+        "Deferred income taxes (57) 107 7",
+    ]
+    res = detect_boilerplate([statement, body(1), body(2)])
+    assert res.counts()["toc"] == 0 and res.kept[0] == tuple(statement)
+
+
 def test_index_pages_at_the_back() -> None:
     pages = [body(i) for i in range(8)]
     index = [

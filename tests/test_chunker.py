@@ -90,6 +90,27 @@ def test_table_split_repeats_header_never_cuts_rows() -> None:
         assert "table" in c.content_hints
 
 
+def test_table_caption_and_headers_travel_with_every_part_of_the_table() -> None:
+    rows = "\n".join(f"| Item {i} | {i},000 | ({i}0) |" for i in range(300))
+    caption = "Consolidated Balance Sheets (in millions)"
+    src = doc("# Report", PARA, caption, "|  | 2019 | 2018 |\n|---|---|---|\n" + rows)
+    chunks = chunk_markdown(src)
+    assert_invariants(src, chunks)
+    parts = [c for c in snippets(chunks) if c.contains_table]
+    assert len(parts) > 3
+    for c in parts:
+        assert f"[TABLE: {caption} — 2019 | 2018]" in c.retrieval_text
+        assert c.table_headers == ("", "2019", "2018")
+
+
+def test_only_a_short_paragraph_right_before_a_table_is_its_caption() -> None:
+    table = "| a | b |\n|---|---|\n| 1 | 2 |"
+    for before in (PARA * 2, "## A heading"):
+        chunks = chunk_markdown(doc("# T", before, table))
+        (c,) = [c for c in snippets(chunks) if c.contains_table]
+        assert "[TABLE: a | b]" in c.retrieval_text
+
+
 def test_long_paragraph_splits_by_sentences_then_words() -> None:
     sentence_para = " ".join([PARA] * 40)
     word_para = " ".join(["word"] * 3000)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pipeline.extract.layout import clean_text
 from pipeline.extract.pdf import read_pdf
-from pipeline.extract.pdfium_text import join_units
+from pipeline.extract.pdfium_text import _Run, _visual_lines, join_units
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 
@@ -64,3 +64,20 @@ def test_a_pdf_pdfium_cannot_open_falls_back_to_pypdf(
     assert "using pypdf's text layer" in caplog.text and str(path) in caplog.text
     reference = read_pdf(FIXTURES / "pdflatex-outline.pdf", workers=1, layer="pypdf")
     assert doc.text == reference.text
+
+
+def test_lines_pdfium_joined_are_split_where_a_run_goes_back_left_and_down() -> None:
+    def run(text: str, x: float, y: float) -> _Run:
+        return _Run(text, len(text), x, y, 4.5, x + 3 * len(text), False, False)
+
+    joined = [run("2022", 364, 718.5), run("2021", 394, 718.5), run("Net earnings", 175, 713.3),
+              run("2,735.0", 367, 713.3), run("Depreciation", 178, 708.0),
+              run("570.3", 370, 708.0)]  # fmt: skip
+    assert [[r.text for r in line] for line in _visual_lines(joined)] == [
+        ["2022", "2021"],
+        ["Net earnings", "2,735.0"],
+        ["Depreciation", "570.3"],
+    ]
+    # a subscript a little left and below its base (math) stays on its line
+    formula = [run("U", 220.9, 739.2), run("2 =", 219.2, 734.0), run("R", 230, 739.2)]
+    assert len(_visual_lines(formula)) == 1

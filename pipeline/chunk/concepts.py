@@ -213,13 +213,13 @@ def retrieval_prefix(
     doc_title: str,
     path: Sequence[str],
     concepts: Sequence[str],
-    table_headers: Sequence[str] = (),
+    table: str = "",
 ) -> str:
     parts = [f"[DOC: {doc_title}]"]
     if path:
         parts.append(f"[PATH: {' > '.join(path)}]")
-    if table_headers:
-        parts.append(f"[TABLE: {' | '.join(table_headers)}]")
+    if table:
+        parts.append(f"[TABLE: {table}]")
     if concepts:
         parts.append(f"[CONCEPTS: {', '.join(concepts)}]")
     return " ".join(parts) + "\n\n"
@@ -229,16 +229,16 @@ def fit_prefix(
     doc_title: str,
     path: Sequence[str],
     concepts: Sequence[str],
-    table_headers: Sequence[str],
+    table: str,
     body_tokens: int,
     budget: int,
     counter: TokenCounter,
 ) -> tuple[str, int]:
     """The retrieval text, with the prefix shortened until it fits ``budget``:
-    concepts go first (last to first), then table headers, then the middle of the path.
+    concepts go first (last to first), then the table's caption and headers, then the
+    middle of the path.
     Returns the prefix and the total count (``body_tokens`` + the prefix's)."""
     concepts = list(concepts)
-    headers = list(table_headers)
     middle = list(path[1:-1])
     keep = len(middle)
     while True:
@@ -246,14 +246,14 @@ def fit_prefix(
         if len(path) > 2 and keep < len(middle):
             left, right = middle[: (keep + 1) // 2], middle[len(middle) - keep // 2 :]
             shown = [path[0], *left, "…", *(right if keep // 2 else []), path[-1]]
-        prefix = retrieval_prefix(doc_title, shown, concepts, headers)
+        prefix = retrieval_prefix(doc_title, shown, concepts, table)
         total = body_tokens + counter.count(prefix)
         if total <= budget:
             return prefix, total
         if concepts:
             concepts.pop()
-        elif headers:
-            headers = []
+        elif table:
+            table = ""
         elif keep > 0:
             keep -= 1
         else:

@@ -19,7 +19,7 @@ from ..parse.blocks import parse_markdown
 from ..parse.headings import apply_heuristics, parse_text
 from ..parse.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
-from .hints import chunk_hints
+from .hints import chunk_hints, table_text
 from .pack import pack
 from .split import split_block
 from .tokens import TokenCounter, make_counter
@@ -235,14 +235,19 @@ class _Builder:
 
     def _reserve(self, s: HeadingSection, index: int) -> int:
         """Tokens kept free for the retrieval prefix of chunks in heading section ``s``:
-        the full prefix when it is modest, never less than the shortest form
+        the full prefix (with the section's longest table caption and headers) when it
+        is modest, never less than the shortest form
         (``fit_prefix`` shortens it to fit what packing left)."""
         path = s.breadcrumb[1:]
-        concepts = top_terms(
-            self._tf(index), self.d.df, len(self.d.sections), self.config.concepts
-        )
+        concepts = top_terms(self._tf(index), self.d.df, len(self.d.sections), self.config.concepts)
         count = self._prefix_counter.count
-        full = count(retrieval_prefix(self.d.title, path, concepts))
+        d = self.d
+        tables = [
+            table_text(d.src, d.blocks, b)
+            for b in range(s.first_block, s.end_block)
+            if d.blocks[b].kind == "table"
+        ]
+        full = count(retrieval_prefix(d.title, path, concepts, max(tables, key=len, default="")))
         short = path if len(path) <= 2 else (path[0], "…", path[-1])
         least = count(retrieval_prefix(self.d.title, short, ()))
         return max(least, min(full, self.config.snippet_target // 4))
@@ -435,8 +440,10 @@ class _Builder:
                     parts = pack(units, budget, budget, headings=heads)
                     if len(parts) == 1:
                         parts = [(0, len(units) // 2), (len(units) // 2, len(units))]
-                    todo[0:0] = [(ov if k == 0 else [], units[a:b], depth + 1)
-                                 for k, (a, b) in enumerate(parts)]
+                    todo[0:0] = [
+                        (ov if k == 0 else [], units[a:b], depth + 1)
+                        for k, (a, b) in enumerate(parts)
+                    ]
                     continue
             if tier == "section":
                 self.n_sections += 1
@@ -494,7 +501,7 @@ class _Builder:
         section_title = d.sections[d.section_of[own[0].block]].title
         # Unit counts are exact; their sum is exact too for an additive counter.
         body_tokens = sum(u.tokens for u in allu)
-        args = (d.title, breadcrumb[1:], concepts, hints.table_headers)
+        args = (d.title, breadcrumb[1:], concepts, hints.table_text)
         context, tokens = fit_prefix(*args, body_tokens, maximum, self._prefix_counts)
         if not self.additive:
             exact = self.counter.count(context + body)

@@ -31,7 +31,8 @@ from .pdf_headings import (
     plan_from_fonts,
     plan_from_outline,
 )
-from .pdf_tables import find_tables, to_markdown
+from .pdf_statements import find_statements
+from .pdf_tables import Table, find_tables, to_markdown
 from .pdf_title import pdf_title
 
 log = logging.getLogger("folio.extract")
@@ -329,14 +330,17 @@ def assemble(
         at = plan.at.get(p, {})
         inserted = plan.inserted.get(p, {})
         blocked = {i + k for i, pl in at.items() for k in range(pl.span)} | set(inserted)
-        tables = find_tables(lines, blocked) if any(ln.cells for ln in lines) else {}
-        skip_until = -1
+        tables, captions = _page_tables(lines, blocked)
+        skip_until = caption_end = -1
         for i, line in enumerate(lines):
             for level, title in inserted.get(i, ()):
                 flush()
                 b.heading(p, level, title)
             if i < skip_until:
                 continue
+            if i in captions:  # a table's title and units: a paragraph of their own
+                flush()
+                caption_end = captions[i]
             table = tables.get(i)
             if table is not None:
                 flush()
@@ -355,7 +359,9 @@ def assemble(
                         skip_until = i + 1
                         para, para_mono, prev, prev_page = [(p, rest)], line.mono, line, p
                 continue
-            if prev is not None and not continues(prev, line, stats, same_page=prev_page == p):
+            if prev is not None and not (
+                i < caption_end or continues(prev, line, stats, same_page=prev_page == p)
+            ):
                 flush()
             if not para:
                 para_mono = line.mono
@@ -367,6 +373,20 @@ def assemble(
     flush()
     text, page_map = b.finish(labels)
     return text, page_map, tuple(b.outline)
+
+
+def _page_tables(
+    lines: Sequence[Line], blocked: set[int]
+) -> tuple[dict[int, Table], dict[int, int]]:
+    """A page's tables by first line (numeric tables first, then other column layouts),
+    and the first caption line of each numeric table that has one → its first line."""
+    if not any(ln.cells for ln in lines):
+        return {}, {}
+    statements = find_statements(lines, blocked)
+    taken = blocked | {k for st in statements.values() for k in range(st.caption, st.end)}
+    tables = {i: Table(st.end, st.rows) for i, st in statements.items()}
+    tables.update(find_tables(lines, taken))
+    return tables, {st.caption: i for i, st in statements.items() if st.caption < i}
 
 
 def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan | None:

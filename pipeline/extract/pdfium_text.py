@@ -196,8 +196,7 @@ def _lines(api: _Api, tp: int, fonts: Fonts, *, per_char: bool) -> list[Line]:
                 runs = _runs_per_char(api, tp, text, objs, a, b, fonts)
             else:
                 runs = _runs_per_word(api, tp, text, a, b, fonts)
-            if runs:
-                found.append(runs)
+            found.extend(_visual_lines(runs))
         a = nxt
     # 2. sub/superscripts and fraction parts that PDFium puts on lines of their own go
     #    back on their line (pypdf breaks a line when the baseline moves > 0.8 x size)
@@ -219,6 +218,21 @@ def _lines(api: _Api, tp: int, fonts: Fonts, *, per_char: bool) -> list[Line]:
         line = _line(runs)
         if line is not None:
             out.append(line)
+    return out
+
+
+def _visual_lines(runs: list[_Run]) -> list[list[_Run]]:
+    """PDFium's line split where it joined lines set very close together (a 4.5 pt
+    statement): a run that starts well left of the one before it on another baseline
+    begins a new line."""
+    out: list[list[_Run]] = []
+    for r in runs:
+        last = out[-1][-1] if out else None
+        size = max(r.size, last.size) if last is not None else 0.0
+        if last is None or (r.x < last.x - size and abs(r.y - last.y) > 0.6 * size):
+            out.append([r])
+        else:
+            out[-1].append(r)
     return out
 
 

@@ -42,6 +42,9 @@ _DOT_LEADER = re.compile(
 _TRAILING_NUMBER = re.compile(
     r"^(?P<title>.*[^\W\d_].*?\S)\s+(?P<num>\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$"
 )
+# a number after another number ("Inventories (509) (387) 57"): a row of figures, not
+# a contents entry's page number
+_FIGURES = re.compile(r"[\d)%—–-]\s+\S+$")
 _CONTENTS_TITLE = re.compile(
     r"^(?:table\s+of\s+)?contents?$|^inhaltsverzeichnis$|^inhalt$|^sommaire$|^table des matières$",
     re.IGNORECASE,
@@ -189,7 +192,11 @@ def detect_boilerplate(
             continue
         texts = {i: _SPACES.sub(" ", lines[i].strip()) for i in live}
         dots = [i for i in live if _DOT_LEADER.match(texts[i])]
-        trailing = [i for i in live if i not in dots and _TRAILING_NUMBER.match(texts[i])]
+        trailing = [
+            i
+            for i in live
+            if i not in dots and _TRAILING_NUMBER.match(texts[i]) and not _FIGURES.search(texts[i])
+        ]
         head = live[:5]
         has_contents_title = any(_CONTENTS_TITLE.match(texts[i]) for i in head)
         has_index_title = any(_INDEX_TITLE.match(texts[i]) for i in head)
