@@ -155,6 +155,10 @@ def main() -> None:
             "load_average_end",
         ):
             print(f"{key:36s} {results[key]}")
+        positions = results["padding"]
+        assert isinstance(positions, dict)
+        for key, value in positions.items():
+            print(f"{'positions per token, ' + key:36s} {value}")
 
 
 if __name__ == "__main__":
