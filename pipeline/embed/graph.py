@@ -63,9 +63,10 @@ def build_graph(
 ) -> onnx.ModelProto:
     """The whole model: embeddings, ``config.num_layers`` encoder layers, pooling.
 
-    With ``outlier_ratio``, FFN channels whose output weights reach that many times the
+    With ``outlier_ratio``, FFN channels whose output weights peak at that many times the
     median channel's are computed on a side path of MatMuls named ``KEEP_FLOAT...`` (see
-    ``_ffn``); the result is the same, but int8 quantisation can leave that path in float.
+    ``_ffn``), as is any attention output projection with such weights; the result is the
+    same, but int8 quantisation leaves those MatMuls in float.
     """
     from onnx import TensorProto, helper
 
