@@ -151,6 +151,10 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def rows(self) -> dict[str, int]:
+        """Row of each snippet id (built once per index, not per query)."""
+        return _rows(self.ids)
+
     def names(self) -> list[frozenset[str]]:
         """Each document's title and file-name terms (what a question names it by)."""
         return _names(self.docs)
@@ -188,6 +192,11 @@ class LexicalIndex:
         if filters.tier not in (None, "snippet"):
             keep[:] = False
         return None if bool(keep.all()) else keep
+
+
+@lru_cache(maxsize=4)
+def _rows(ids: tuple[str, ...]) -> dict[str, int]:
+    return {i: n for n, i in enumerate(ids)}
 
 
 @lru_cache(maxsize=4)

@@ -46,8 +46,7 @@ def rank_snippets(
             raise RetrievalError(f"vector search failed (were snippets embedded?): {exc}") from exc
         raise
     index = current(store, library_state(store, results[:2]))
-    parents = dict(zip(index.ids, index.parents, strict=True))
-    docs = {i: index.docs[d].doc_id for i, d in zip(index.ids, index.doc.tolist(), strict=True)}
+    rows = index.rows()
     lists: list[list[Ranked]] = []
     if chosen != "dense":
         lists.append(lexical(index, query, filters))
@@ -55,11 +54,11 @@ def rank_snippets(
         lists.append(dense.ranked(results[2]))
     ranked = lists[0] if len(lists) == 1 else fuse(lists, POOL)
     # A vector hit outside the side index belongs to a document not yet complete.
-    ranked = [r for r in ranked if r.id in parents]
+    ranked = [r for r in ranked if r.id in rows]
     return Ranking(
         ranked,
-        {r.id: parents[r.id] for r in ranked},
-        {r.id: docs[r.id] for r in ranked},
+        {r.id: index.parents[rows[r.id]] for r in ranked},
+        {r.id: index.docs[int(index.doc[rows[r.id]])].doc_id for r in ranked},
         chosen,
         note,
     )
