@@ -171,7 +171,9 @@ def cmd_search(args: argparse.Namespace) -> int:
             highlight=False,
         )
     last = min(result.found, result.page * result.per_page)
-    out.print(f"\n{result.found} hits (showing {(result.page - 1) * result.per_page + 1}-{last})")
+    folded = f"; {result.folded} repeated previews folded" if result.folded else ""
+    first = (result.page - 1) * result.per_page + 1
+    out.print(f"\n{result.found} hits (showing {first}-{last}{folded})")
     for name, counts in result.facets.items():
         shown = ", ".join(f"{value} {count}" for value, count in counts[:8])
         out.print(f"[dim]{name}:[/dim] {escape(shown)}", highlight=False)

@@ -54,6 +54,7 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
+import hashlib
 import importlib
 import inspect
 import json
@@ -621,8 +622,21 @@ def baseline_method(name: str, rank: Ranker, chunks: Chunks) -> Method:
     return Method(name, run)
 
 
+def chunk_vectors(embedder: Embedder, texts: Sequence[str], cache: Path | None) -> Any:
+    """The chunks' vectors, read from ``cache`` when it holds them for these very texts."""
+    named = "\0".join([getattr(embedder, "name", ""), *texts])
+    key = hashlib.sha256(named.encode()).hexdigest()[:16]
+    path = cache / f"baseline-vectors-{key}.npy" if cache else None
+    if path and path.exists():
+        return np.load(path)
+    matrix = embed_all(embedder, texts)
+    if path:
+        np.save(path, matrix)
+    return matrix
+
+
 def baseline_methods(
-    chunks: Chunks, embedder: Embedder | None, log: Callable[[str], None]
+    chunks: Chunks, embedder: Embedder | None, cache: Path | None, log: Callable[[str], None]
 ) -> list[Method]:
     texts = [it.text for it in chunks.items]
     # cached: RRF ranks the same question again right after BM25 and dense did
@@ -635,7 +649,8 @@ def baseline_methods(
     if embedder is None:
         return out
     t0 = time.perf_counter()
-    dense = functools.lru_cache(maxsize=2)(dense_ranker(embedder, embed_all(embedder, texts)))
+    matrix = chunk_vectors(embedder, texts, cache)
+    dense = functools.lru_cache(maxsize=2)(dense_ranker(embedder, matrix))
     log(f"  embedded {len(texts)} baseline chunks in {time.perf_counter() - t0:.1f} s")
     out.append(baseline_method("dense", dense, chunks))
     out.append(baseline_method("RRF(BM25,dense)", lambda q: rrf([bm25(q), dense(q)]), chunks))
@@ -749,14 +764,16 @@ def extraction_report(questions: Sequence[Question], docs: dict[str, Doc]) -> di
 
 
 @contextmanager
-def embedded_store() -> Iterator[Any]:
-    """A fresh embedded Typesense server in a temporary FOLIO_HOME; stopped by its pid and
-    the home removed on leaving, also on an exception or KeyboardInterrupt."""
+def embedded_store(keep: Path | None = None) -> Iterator[Any]:
+    """An embedded Typesense server in a FOLIO_HOME, stopped by its pid on leaving, also on an
+    exception or KeyboardInterrupt. The home is temporary and removed unless ``keep`` names
+    it: then the library stays, and the next run's ingest only adds what changed."""
     from pipeline.index import server
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
 
-    home = Path(tempfile.mkdtemp(prefix="folio-eval-"))
+    home = keep or Path(tempfile.mkdtemp(prefix="folio-eval-"))
+    home.mkdir(parents=True, exist_ok=True)
     previous = os.environ.get("FOLIO_HOME")
     os.environ["FOLIO_HOME"] = str(home)  # nothing may fall back to the user's data dir
     try:
@@ -764,7 +781,8 @@ def embedded_store() -> Iterator[Any]:
         yield Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
     finally:
         server.stop(home)
-        shutil.rmtree(home, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(home, ignore_errors=True)
         if previous is None:
             os.environ.pop("FOLIO_HOME", None)
         else:
@@ -860,10 +878,13 @@ def run_set(
     chunks = build_chunks(docs, counter, args.chunk_tokens)
     run.meta["baseline_chunks"] = len(chunks.items)
     run.meta["baseline_chunk_tokens_mean"] = mean([float(t) for t in chunks.tokens])
-    run.methods = baseline_methods(chunks, embedder, log)
+    home = args.home / name if args.home else None
+    if home:
+        home.mkdir(parents=True, exist_ok=True)
+    run.methods = baseline_methods(chunks, embedder, home, log)
     log(f"  {len(chunks.items)} baseline chunks indexed in {time.perf_counter() - t0:.1f} s")
     names = {d.doc_id: d.name for d in docs.values()}
-    with embedded_store() as store:
+    with embedded_store(home) as store:
         run.meta.update(ingest_library(store, paths, args.workers))
         log(f"  ingest {run.meta['ingest_s']:.1f} s")
         folio = [
@@ -1110,6 +1131,12 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--chunk-tokens", type=int, default=CHUNK_TOKENS, help="baseline chunks")
     ap.add_argument("--workers", type=int, default=None, help="Folio ingest worker processes")
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
+    ap.add_argument(
+        "--home",
+        type=Path,
+        default=None,
+        help="keep each set's library (and baseline vectors) under HOME/<set> for later runs",
+    )
     ap.add_argument("--details", type=Path, default=None, help="per-question JSONL to FILE")
     return ap.parse_args(argv)
 

@@ -106,6 +106,18 @@ def test_retrieve_budget_no_repeats_parents_and_citations(
         assert ctx.items, "a real question should find context"
 
 
+@pytest.mark.parametrize("query", ["ownership", "borrow", "union"])
+def test_search_page_shows_each_preview_of_a_section_once(loaded: Store, query: str) -> None:
+    raw = loaded.search(CHUNKS, {"q": query, "query_by": "section_title,retrieval_text"})
+    result = search(loaded, query, per_page=10)
+    places = [
+        (h.parent_id if h.tier == "snippet" else h.id, " ".join(h.highlight.split()))
+        for h in result.hits
+    ]
+    assert len(places) == len(set(places))
+    assert len(result.hits) + result.folded == min(10, raw["found"])
+
+
 def test_neighbors(loaded: Store) -> None:
     hit = search(loaded, "ownership", Filters(tier="section"), per_page=1).hits[0]
     before, after = neighbors(loaded, hit.id)

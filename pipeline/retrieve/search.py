@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -24,11 +25,13 @@ class SearchResult:
     hits: tuple[Hit, ...]
     facets: dict[str, list[tuple[str, int]]]
     filters: str
+    folded: int = 0  # hits of this page left out: same section, same preview as a hit above
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
+_MARKS = re.compile(r"</?mark>")
 _SEPARATORS = re.compile(r"[\s\-_/.]+")
 _NON_WORD = re.compile(r"[^\w]|_")
 MAX_TERMS = 16
@@ -65,6 +68,23 @@ def _highlight(h: dict[str, Any]) -> str:
     )
 
 
+def _preview(hit: Hit) -> str:
+    return " ".join(_MARKS.sub("", hit.highlight).split())
+
+
+def fold(hits: Sequence[Hit]) -> list[Hit]:
+    """The hits without repeats: a section and its own snippet often match at the same
+    place and would show the same preview twice; the better-ranked one stays."""
+    seen: set[tuple[str, str]] = set()
+    out: list[Hit] = []
+    for h in hits:
+        key = (h.parent_id if h.tier == "snippet" and h.parent_id else h.id, _preview(h))
+        if key not in seen:
+            seen.add(key)
+            out.append(h)
+    return out
+
+
 def search(
     store: Store,
     query: str,
@@ -77,7 +97,8 @@ def search(
 
     People search with a few keywords and read the facet counts as "how many chunks
     match", so this is Typesense's own search (all words, typo tolerant) with exact
-    counts over every match; agents' questions go through ``retrieve``'s ranking."""
+    counts over every match; agents' questions go through ``retrieve``'s ranking. A page
+    shows each preview of a section once (``folded`` counts the repeats left out)."""
     filters = filters or Filters()
     page, per_page = max(1, page), max(1, min(per_page, 250))
     params = _query_params(query, filters) | {
@@ -87,10 +108,11 @@ def search(
         "per_page": per_page,
     }
     res = store.search(CHUNKS, params)
-    hits = tuple(
+    hits = [
         to_hit(h["document"], highlight=_highlight(h), score=float(h.get("text_match", 0)))
         for h in res.get("hits", [])
-    )
+    ]
+    shown = fold(hits)
     facets = {
         f["field_name"]: [(str(c["value"]), int(c["count"])) for c in f["counts"]]
         for f in res.get("facet_counts", [])
@@ -100,7 +122,8 @@ def search(
         found=int(res.get("found", 0)),
         page=page,
         per_page=per_page,
-        hits=hits,
+        hits=tuple(shown),
         facets=facets,
         filters=filters.expression(),
+        folded=len(hits) - len(shown),
     )
