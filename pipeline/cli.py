@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from .chunk.tiers import chunk_document
 from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
@@ -186,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # One line per HTTP request is noise for a person; our own messages say what matters.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    if getattr(args, "config", None):
+        # Every stage and worker process reads its own section of the same file.
+        os.environ["FOLIO_CONFIG"] = str(Path(args.config).resolve())
     try:
         code: int = args.func(args)
     except FolioError as exc:

@@ -317,7 +317,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             "--config",
             metavar="FILE",
             default=None,
-            help="YAML config (chunk: and typesense: sections; default $FOLIO_CONFIG)",
+            help="YAML config (chunk:, typesense: and dense: sections; default $FOLIO_CONFIG)",
         )
 
     p = sub.add_parser(

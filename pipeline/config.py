@@ -28,6 +28,8 @@ OVERLAPS: dict[str, float] = {"none": 0.0, "low": 0.5, "medium": 1.0, "high": 2.
 FRONTMATTER_MODES = ("metadata", "include", "strip")
 MDX_MODES = ("auto", "on", "off")
 BIASES = ("prose", "balanced", "code")
+SECTIONS = ("chunk", "typesense", "dense")  # top-level sections of a config file
+DENSE_KEYS = ("model",)
 TOKENIZER_KINDS = ("auto", "wordpiece", "tiktoken")
 
 
@@ -128,9 +130,9 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError("config", f"{path} must hold a mapping at the top level")
     for key in data:
-        if key not in ("chunk", "typesense"):
+        if key not in SECTIONS:
             raise ConfigError(
-                str(key), f"unknown top-level section in {path}; known: chunk, typesense"
+                str(key), f"unknown top-level section in {path}; known: {', '.join(SECTIONS)}"
             )
     chunk = data.get("chunk") or {}
     if not isinstance(chunk, dict):
@@ -148,3 +150,28 @@ def load_config(
         values.update(read_config_file(path))
     values.update({k: v for k, v in (overrides or {}).items() if v is not None})
     return make_config(values)
+
+
+def dense_model(path: str | Path | None = None) -> Path | None:
+    """The ``dense.model`` directory of the config file (``path`` or ``$FOLIO_CONFIG``):
+    where the embedding model's ``model.safetensors`` and ``tokenizer.json`` are."""
+    path = path or os.environ.get("FOLIO_CONFIG") or None
+    if not path:
+        return None
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError("config", f"cannot read {path}: {exc}") from exc
+    block = data.get("dense") if isinstance(data, dict) else None
+    if block is None:
+        return None
+    if not isinstance(block, dict):
+        raise ConfigError("dense", f"{path}: must be a mapping")
+    for key in block:
+        if key not in DENSE_KEYS:
+            raise ConfigError(f"dense.{key}", f"unknown key; known: {', '.join(DENSE_KEYS)}")
+    model = block.get("model")
+    if model is None:
+        return None
+    # Relative to the config file, so that a project can carry its model beside it.
+    return (Path(path).parent / Path(str(model)).expanduser()).resolve()

@@ -147,3 +147,34 @@ def test_ingest_search_docs_delete_status(folio_env: Path, tmp_path: Path) -> No
         ).stdout
     )
     assert status["sections"] == 0 and status["snippets"] == 0
+
+
+def test_retrieve_reads_the_dense_model_from_the_config_file(
+    folio_env: Path, tmp_path: Path
+) -> None:
+    config = tmp_path / "folio.yaml"
+    config.write_text("dense:\n  model: no-such-model\n")
+    env = {**os.environ, "FOLIO_HOME": str(tmp_path / "home")}
+    env.pop("FOLIO_EMBED_MODEL", None)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pipeline",
+            "retrieve",
+            "what is replication?",
+            "--budget",
+            "500",
+            "--mode",
+            "dense",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert run.returncode == 2
+    assert str(tmp_path / "no-such-model") in run.stderr and "model.safetensors" in run.stderr

@@ -81,3 +81,25 @@ def test_env_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_frozen() -> None:
     with pytest.raises(AttributeError):
         ChunkConfig().preset = "small"  # type: ignore[misc]
+
+
+def test_dense_model_from_config_relative_to_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.config import dense_model
+    from pipeline.index.vectors import MODEL_ENV, model_dir
+
+    f = tmp_path / "conf" / "folio.yaml"
+    f.parent.mkdir()
+    f.write_text("dense:\n  model: models/minilm\n")
+    assert dense_model(f) == (tmp_path / "conf" / "models" / "minilm").resolve()
+    monkeypatch.setenv("FOLIO_CONFIG", str(f))
+    monkeypatch.delenv(MODEL_ENV, raising=False)
+    assert model_dir() == (tmp_path / "conf" / "models" / "minilm").resolve()
+    monkeypatch.setenv(MODEL_ENV, str(tmp_path / "elsewhere"))
+    assert model_dir() == tmp_path / "elsewhere"
+    f.write_text("dense:\n  modle: x\n")
+    with pytest.raises(ConfigError, match=r"dense\.modle"):
+        dense_model(f)
+    f.write_text("chunk:\n  preset: small\n")
+    assert dense_model(f) is None

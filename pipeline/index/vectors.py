@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from ..config import dense_model
 from ..errors import FolioError
 from .settings import folio_home
 
@@ -27,11 +28,15 @@ def embedder() -> Any:
                 raise FolioError(
                     "dense retrieval needs the dense extra: pip install 'folio-pipeline[dense]'"
                 ) from exc
-            model = os.environ.get(MODEL_ENV)
-            _loaded["model"] = load_embedder(
-                Path(model) if model else None, cache_dir=folio_home() / "models"
-            )
+            _loaded["model"] = load_embedder(model_dir(), cache_dir=folio_home() / "models")
         return _loaded["model"]
+
+
+def model_dir() -> Path | None:
+    """``$FOLIO_EMBED_MODEL``, else the config file's ``dense.model``, else ``None`` (the
+    weights package)."""
+    env = os.environ.get(MODEL_ENV)
+    return Path(env).expanduser() if env else dense_model()
 
 
 def unavailable() -> str | None:
