@@ -118,6 +118,30 @@ def test_search_page_shows_each_preview_of_a_section_once(loaded: Store, query: 
     assert len(result.hits) + result.folded == min(10, raw["found"])
 
 
+def test_a_table_hit_brings_the_whole_table(store: Store, tmp_path: Path) -> None:
+    rows = "\n".join(f"| Line item {i} | {i * 7} | {i * 11} |" for i in range(50))
+    prose = " ".join(f"Sentence number {i} says little of note." for i in range(60))
+    (tmp_path / "report.md").write_text(
+        f"# Annual report\n\n## Statements\n\n{prose}\n\n"
+        "CONSOLIDATED STATEMENT OF WIDGETS (in millions)\n\n"
+        f"| Item | 2018 | 2019 |\n|---|---|---|\n{rows}\n| Zanzibar total | 1 | 2 |\n\n"
+        f"{prose}\n"
+    )
+    assert not ingest([str(tmp_path)], make_config(), store, workers=1).failed
+    chunks = store.export(CHUNKS)
+    assert sum("Line item" in d["text"] for d in chunks if d["tier"] == "snippet") > 1
+    section = next(d for d in chunks if d["tier"] == "section" and "Zanzibar" in d["text"])
+    budget = 1200
+    assert estimate_tokens(section["text"]) > budget  # widening to the section cannot help
+    ctx = retrieve(store, "Zanzibar total", budget, mode="lexical")
+    item = ctx.items[0]
+    assert "Zanzibar total" in item.text
+    assert "CONSOLIDATED STATEMENT OF WIDGETS" in item.text and "| Line item 0 |" in item.text
+    assert ctx.tokens <= budget
+    small = retrieve(store, "Zanzibar total", 300, mode="lexical")
+    assert small.tokens <= 300 and small.items  # a table that does not fit stays a snippet
+
+
 def test_neighbors(loaded: Store) -> None:
     hit = search(loaded, "ownership", Filters(tier="section"), per_page=1).hits[0]
     before, after = neighbors(loaded, hit.id)

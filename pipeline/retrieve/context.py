@@ -151,9 +151,13 @@ class Packer:
         return [(it.a, it.b) for it in self.items if it.section.doc_id == doc_id]
 
     def add(self, snippet: StoredChunk, sec: StoredChunk, ranked: tuple[int, Ranked]) -> None:
-        """A snippet's range inside its section, minus what is already taken; a piece
-        that touches an item of the same section joins it."""
+        """A snippet's range inside its section, grown to the whole tables it cuts when
+        they fit, minus what is already taken; a piece that touches an item of the same
+        section joins it."""
         span = (max(snippet.char_start, sec.char_start), min(snippet.char_end, sec.char_end))
+        whole = table_span(sec, *span)
+        if whole != span and self.used + self.cost(sec, *whole, [snippet]) <= self.budget:
+            span = whole
         for a, b in subtract(span, self.taken(sec.doc_id)):
             join = next(
                 (it for it in self.items if it.section.id == sec.id and (it.b == a or it.a == b)),
@@ -237,6 +241,39 @@ def _pages(
         hi = max(s.page_end or s.page_start or 0 for s in inside)
         return lo, hi, ()
     return sec.page_start, sec.page_end or sec.page_start, ()
+
+
+def table_span(sec: StoredChunk, a: int, b: int) -> Span:
+    """``[a, b)`` grown to whole tables where it starts or ends inside one (a statement
+    cut between two snippets answers nothing), with the caption line above a table."""
+    body, base = sec.body, sec.char_start
+    lines = body.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    first = max(0, bisect_right(starts, a - base) - 1)
+    last = max(first, bisect_right(starts, max(a, b - 1) - base) - 1)
+    if first < len(lines) and _is_row(lines[first]):
+        while first > 0 and _is_row(lines[first - 1]):
+            first -= 1
+        caption = first - 2
+        if caption >= 0 and not lines[first - 1].strip() and _is_caption(lines[caption]):
+            first = caption
+        a = min(a, base + starts[first])
+    if last < len(lines) and _is_row(lines[last]):
+        while last + 1 < len(lines) and _is_row(lines[last + 1]):
+            last += 1
+        b = max(b, base + starts[last] + len(lines[last].rstrip("\n")))
+    return a, b
+
+
+def _is_row(line: str) -> bool:
+    return line.lstrip().startswith("|")
+
+
+def _is_caption(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and len(text) <= 200 and not _is_row(text)
 
 
 def subtract(span: Span, taken: Sequence[Span]) -> list[Span]:

@@ -15,7 +15,7 @@ from ..index.store import Store, StoreError
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
-from .rank import MODES, POOL, Mode, Ranked, fuse, lexical
+from .rank import MODES, POOL, Mode, Ranked, fuse, fusion_for, lexical
 
 SNIPPETS = 12  # ranked snippets considered for one context
 
@@ -47,12 +47,12 @@ def rank_snippets(
         raise
     index = current(store, library_state(store, results[:2]))
     rows = index.rows()
-    lists: list[list[Ranked]] = []
-    if chosen != "dense":
-        lists.append(lexical(index, query, filters))
-    if chosen != "lexical":
-        lists.append(dense.ranked(results[2]))
-    ranked = lists[0] if len(lists) == 1 else fuse(lists, POOL)
+    words = lexical(index, query, filters) if chosen != "dense" else []
+    vectors = dense.ranked(results[2]) if chosen != "lexical" else []
+    if chosen == "hybrid":
+        ranked = fuse(words, vectors, fusion_for(words), POOL)
+    else:
+        ranked = words if chosen == "lexical" else vectors
     # A vector hit outside the side index belongs to a document not yet complete.
     ranked = [r for r in ranked if r.id in rows]
     return Ranking(

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""In-process ``retrieve`` latency with both dev QA libraries loaded in one store.
+
+Both question sets' documents (``chunking_evaluation/corpora/*.md`` and
+``financebench-dev/pdfs/*.pdf`` under ``--qa-root``) are ingested into one embedded
+Typesense server, then every question of both sets is retrieved at ``--budget`` tokens in
+each mode the installed Folio can run (``lexical``; ``dense`` and ``hybrid`` with the dense
+extra and weights). Each call is timed in process, server round trips included; a few
+untimed warm-up calls come first (connection set-up, the side index read from disk, the
+embedding model loaded). Printed per mode: calls, p50, p95, max in ms, and the load
+average, which says how busy the machine was.
+
+Targets (issue 12): p95 <= 150 ms lexical, <= 300 ms hybrid on 2 cores.
+
+    python scripts/bench_retrieve.py                       # temporary library, removed after
+    python scripts/bench_retrieve.py --home /tmp/bench-lib # kept: the next run skips ingest
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+DEFAULT_QA_ROOT = ROOT.parent / "shared" / "corpus" / "qa"
+WARM_UP = 3
+
+
+def questions(qa: Path) -> list[str]:
+    with (qa / "chunking_evaluation" / "questions_df.csv").open(encoding="utf-8") as fh:
+        out = [row["question"] for row in csv.DictReader(fh)]
+    with (qa / "financebench-dev" / "questions.jsonl").open(encoding="utf-8") as fh:
+        out += [json.loads(line)["question"] for line in fh if line.strip()]
+    return out
+
+
+def library(qa: Path) -> list[str]:
+    md = sorted((qa / "chunking_evaluation" / "corpora").glob("*.md"))
+    pdf = sorted((qa / "financebench-dev" / "pdfs").glob("*.pdf"))
+    return [str(p) for p in (*md, *pdf)]
+
+
+@contextmanager
+def embedded_store(keep: Path | None) -> Iterator[Any]:
+    """An embedded server in ``keep`` (or a temporary home, removed after); always stopped
+    by its pid on leaving."""
+    from pipeline.index import server
+    from pipeline.index.settings import ServerSettings
+    from pipeline.index.store import Store
+
+    home = keep or Path(tempfile.mkdtemp(prefix="folio-bench-retrieve-"))
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["FOLIO_HOME"] = str(home)
+    try:
+        running = server.start(home)
+        yield Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
+    finally:
+        server.stop(home)
+        if keep is None:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def modes() -> list[str]:
+    from pipeline.index import vectors
+
+    why = vectors.unavailable()
+    if why:
+        print(f"note: dense and hybrid skipped: {why}", file=sys.stderr)
+        return ["lexical"]
+    return ["lexical", "dense", "hybrid"]
+
+
+def timed(store: Any, qs: Sequence[str], mode: str, budget: int) -> list[float]:
+    from pipeline.retrieve import retrieve
+
+    for q in qs[:WARM_UP]:
+        retrieve(store, q, budget, mode=mode)
+    ms: list[float] = []
+    for q in qs:
+        t0 = time.perf_counter()
+        retrieve(store, q, budget, mode=mode)
+        ms.append((time.perf_counter() - t0) * 1000)
+    return ms
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--qa-root", type=Path, default=DEFAULT_QA_ROOT)
+    ap.add_argument("--home", type=Path, default=None, help="keep the library here")
+    ap.add_argument("--budget", type=int, default=2000)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    from pipeline import make_config
+    from pipeline.ingest import ingest
+
+    qs = questions(args.qa_root)
+    with embedded_store(args.home) as store:
+        t0 = time.perf_counter()
+        report = ingest(library(args.qa_root), make_config(), store)
+        if report.failed:
+            print(f"warning: {len(report.failed)} files failed to ingest", file=sys.stderr)
+        print(f"ingest {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        rows = []
+        for mode in modes():
+            load = os.getloadavg()[0]
+            ms = timed(store, qs, mode, args.budget)
+            rows.append(
+                {
+                    "mode": mode,
+                    "calls": len(ms),
+                    "p50_ms": percentile(ms, 50),
+                    "p95_ms": percentile(ms, 95),
+                    "max_ms": max(ms),
+                    "loadavg": [load, os.getloadavg()[0]],
+                }
+            )
+    if args.json:
+        print(json.dumps({"budget": args.budget, "cpus": os.cpu_count(), "modes": rows}))
+        return 0
+    print(f"retrieve latency, budget {args.budget}, {os.cpu_count()} cpus, {len(qs)} questions")
+    print(f"{'mode':<8} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  load avg")
+    for r in rows:
+        load = "→".join(f"{x:.1f}" for x in r["loadavg"])
+        print(
+            f"{r['mode']:<8} {r['calls']:>6} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} "
+            f"{r['max_ms']:>8.1f}  {load}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The ranking's fusion and the packer's table rule, as pure functions (no server)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.retrieve.context import table_span
+from pipeline.retrieve.hits import StoredChunk
+from pipeline.retrieve.rank import CLEAR, FLAT, Fusion, Ranked, fuse, fusion_for
+
+STATEMENT = (
+    "Some prose before the statement.\n\n"
+    "ACME CORP. CONSOLIDATED STATEMENTS OF OPERATIONS (in millions)\n\n"
+    "| Year | 2018 | 2019 |\n"
+    "|---|---|---|\n"
+    "| Net sales | 100 | 120 |\n"
+    "| Cost of sales | 60 | 70 |\n"
+    "| Net income | 10 | 12 |\n"
+    "\nProse after the statement.\n"
+)
+
+
+def section(body: str, start: int = 1000) -> StoredChunk:
+    return StoredChunk(
+        id="s",
+        doc_id="d",
+        doc_title="t",
+        source="x.pdf",
+        parent_id=None,
+        breadcrumb=("t",),
+        page_start=None,
+        page_end=None,
+        char_start=start,
+        char_end=start + len(body),
+        body=body,
+    )
+
+
+def test_a_snippet_ending_inside_a_table_grows_to_its_last_row() -> None:
+    sec = section(STATEMENT)
+    cut = sec.char_start + STATEMENT.index("| Cost of sales")
+    a, b = table_span(sec, sec.char_start, cut)
+    assert a == sec.char_start
+    assert sec.span(a, b).endswith("| Net income | 10 | 12 |")
+
+
+def test_a_snippet_starting_inside_a_table_grows_back_to_its_caption() -> None:
+    sec = section(STATEMENT)
+    start = sec.char_start + STATEMENT.index("| Net income")
+    a, b = table_span(sec, start, sec.char_end)
+    assert sec.span(a, b).startswith("ACME CORP. CONSOLIDATED STATEMENTS OF OPERATIONS")
+    assert b == sec.char_end
+
+
+def test_prose_and_whole_tables_stay_as_they_are() -> None:
+    sec = section(STATEMENT)
+    prose = (sec.char_start, sec.char_start + STATEMENT.index("\n\nACME"))
+    assert table_span(sec, *prose) == prose
+    everything = (sec.char_start, sec.char_end)
+    assert table_span(sec, *everything) == everything
+
+
+LINES = st.lists(
+    st.sampled_from(["| a | 1 |", "|---|---|", "caption line", "", "prose words here"]),
+    min_size=1,
+    max_size=30,
+)
+
+
+@given(LINES, st.data())
+def test_table_span_contains_the_span_and_stays_in_the_section(
+    lines: list[str], data: st.DataObject
+) -> None:
+    body = "\n".join(lines)
+    sec = section(body)
+    a = data.draw(st.integers(sec.char_start, sec.char_end))
+    b = data.draw(st.integers(a, sec.char_end))
+    na, nb = table_span(sec, a, b)
+    assert sec.char_start <= na <= a and b <= nb <= sec.char_end
+    # Grown ends sit on line boundaries: a row is never cut.
+    assert na == a or na == sec.char_start or body[na - sec.char_start - 1] == "\n"
+    assert nb == b or nb == sec.char_end or body[nb - sec.char_start] == "\n"
+
+
+def ranked(ids: str, scores: list[float] | None = None) -> list[Ranked]:
+    values = scores or [1.0] * len(ids)
+    return [Ranked(i, s) for i, s in zip(ids, values, strict=True)]
+
+
+def test_fusion_follows_how_clear_the_lexical_ranking_is() -> None:
+    assert fusion_for(ranked("abcd", [9.0, 1.0, 1.0, 1.0])) == CLEAR
+    assert fusion_for(ranked("abcd", [1.1, 1.0, 1.0, 1.0])) == FLAT
+    assert fusion_for([]) == FLAT
+
+
+def test_fuse_weighs_the_lists_and_keeps_both_signals() -> None:
+    lex = [Ranked("a", 5.0, lexical=5.0, lexical_rank=1), Ranked("b", 4.0, 4.0, 2)]
+    den = [Ranked("b", 0.9, dense=0.9, dense_rank=1), Ranked("c", 0.8, dense=0.8, dense_rank=2)]
+    out = fuse(lex, den, Fusion(k=10, dense_weight=0.5))
+    assert [r.id for r in out] == ["b", "a", "c"]
+    b = out[0]
+    assert (b.lexical_rank, b.dense_rank) == (2, 1)
+    assert b.score == 1 / 12 + 0.5 / 11
+    assert [r.id for r in fuse(lex, den, Fusion(k=10, dense_weight=0.0))][:2] == ["a", "b"]
