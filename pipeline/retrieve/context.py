@@ -7,6 +7,7 @@ import json
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from ..chunk.tokens import TokenCounter
@@ -71,8 +72,10 @@ def header(n: int, c: Citation) -> str:
         if c.page_labels:
             shown = c.page_labels[0] + (f"–{c.page_labels[-1]}" if len(c.page_labels) > 1 else "")
             pages += f" (printed {shown})"
+    # The file's name, not its path, and no character offsets: every header is paid from
+    # the budget (a full one cost ~55 WordPiece tokens); the citation keeps both.
     path = " > ".join(c.breadcrumb)
-    return f"[{n}] {path} — {c.source}{pages}, chars {c.char_start}–{c.char_end}"
+    return f"[{n}] {path} — {PurePath(c.source).name}{pages}"
 
 
 @dataclass(frozen=True, slots=True)
