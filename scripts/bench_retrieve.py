@@ -22,18 +22,17 @@ import argparse
 import csv
 import json
 import os
-import shutil
 import sys
-import tempfile
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
+
+from eval_retrieval import embedded_store, percentile  # noqa: E402  (scripts/ is on the path)
 
 DEFAULT_QA_ROOT = ROOT.parent / "shared" / "corpus" / "qa"
 WARM_UP = 3
@@ -51,34 +50,6 @@ def library(qa: Path) -> list[str]:
     md = sorted((qa / "chunking_evaluation" / "corpora").glob("*.md"))
     pdf = sorted((qa / "financebench-dev" / "pdfs").glob("*.pdf"))
     return [str(p) for p in (*md, *pdf)]
-
-
-@contextmanager
-def embedded_store(keep: Path | None) -> Iterator[Any]:
-    """An embedded server in ``keep`` (or a temporary home, removed after); always stopped
-    by its pid on leaving."""
-    from pipeline.index import server
-    from pipeline.index.settings import ServerSettings
-    from pipeline.index.store import Store
-
-    home = keep or Path(tempfile.mkdtemp(prefix="folio-bench-retrieve-"))
-    home.mkdir(parents=True, exist_ok=True)
-    os.environ["FOLIO_HOME"] = str(home)
-    try:
-        running = server.start(home)
-        yield Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
-    finally:
-        server.stop(home)
-        if keep is None:
-            shutil.rmtree(home, ignore_errors=True)
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100
-    lo = int(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def modes() -> list[str]:
