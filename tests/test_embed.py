@@ -49,8 +49,8 @@ TINY = {"hidden": 32, "heads": 4, "layers": 2, "inter": 64, "positions": 40}
 # ---------------------------------------------------------------- a tiny random BERT
 
 
-def _tiny_weights(rng: np.random.Generator) -> dict[str, np.ndarray]:
-    h, inter = TINY["hidden"], TINY["inter"]
+def _tiny_weights(rng: np.random.Generator, h: int) -> dict[str, np.ndarray]:
+    inter = TINY["inter"]
 
     def mat(*shape: int) -> np.ndarray:
         return rng.normal(0.0, 0.3, shape).astype(np.float32)
@@ -92,22 +92,25 @@ def _tiny_tokenizer(path: Path) -> None:
     tok.save(str(path))
 
 
-def make_tiny_model(directory: Path, seed: int = 0) -> Path:
+def make_tiny_model(directory: Path, seed: int = 0, hidden: int = TINY["hidden"]) -> Path:
+    """A random BERT with a 33-word vocabulary; ``hidden`` 384 gives the vectors the
+    collection's width."""
     from safetensors.numpy import save_file
 
     directory.mkdir(parents=True, exist_ok=True)
-    save_file(_tiny_weights(np.random.default_rng(seed)), str(directory / "model.safetensors"))
+    weights = _tiny_weights(np.random.default_rng(seed), hidden)
+    save_file(weights, str(directory / "model.safetensors"))
     _tiny_tokenizer(directory / "tokenizer.json")
     config = {
         "model_type": "bert", "hidden_act": "gelu", "vocab_size": len(VOCAB),
-        "hidden_size": TINY["hidden"], "num_hidden_layers": TINY["layers"],
+        "hidden_size": hidden, "num_hidden_layers": TINY["layers"],
         "num_attention_heads": TINY["heads"], "intermediate_size": TINY["inter"],
         "max_position_embeddings": TINY["positions"], "type_vocab_size": 2,
         "layer_norm_eps": 1e-12,
     }  # fmt: skip
     (directory / "config.json").write_text(json.dumps(config))
     (directory / "1_Pooling").mkdir(exist_ok=True)
-    pooling = {"word_embedding_dimension": TINY["hidden"], "pooling_mode_mean_tokens": True}
+    pooling = {"word_embedding_dimension": hidden, "pooling_mode_mean_tokens": True}
     (directory / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
     return directory
 

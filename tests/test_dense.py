@@ -1,0 +1,98 @@
+"""Dense and hybrid retrieval end to end against a real server, with a random BERT of the
+collection's width as the model (the real weights are a separate install): snippets are
+embedded at ingest, unchanged files are not embedded again, and without a model retrieval
+is lexical and says so."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline import make_config
+from pipeline.errors import RetrievalError
+from pipeline.index import vectors
+from pipeline.index.schema import CHUNKS
+from pipeline.index.store import Store
+from pipeline.ingest import ingest
+from pipeline.retrieve import rank, retrieve
+from tests.test_embed import make_tiny_model
+
+pytest.importorskip("onnxruntime")
+
+TEXTS = {
+    "cats.md": "# Cats\n\n## Mats\n\nThe cat sat on the mat. " * 40,
+    "dogs.md": "# Dogs\n\n## Runs\n\nThe big dog ran. Small dogs ran. " * 40,
+}
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tiny_model(tmp_path_factory.mktemp("bert-384"), hidden=384)
+
+
+@pytest.fixture()
+def with_model(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(vectors.MODEL_ENV, str(model_dir))
+    monkeypatch.setattr(vectors, "_loaded", {})  # the process-wide model of another test
+    return model_dir
+
+
+def library(tmp_path: Path) -> Path:
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name, text in TEXTS.items():
+        (lib / name).write_text(text)
+    return lib
+
+
+def stored_snippets(store: Store) -> list[dict[str, object]]:
+    return [d for d in store.export(CHUNKS) if d["tier"] == "snippet"]
+
+
+def test_ingest_embeds_snippets_and_hybrid_is_the_default(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    report = ingest([str(library(tmp_path))], make_config(), store, workers=1)
+    assert not report.failed and report.embedder.endswith("/int8/split")
+    snippets = stored_snippets(store)
+    assert report.embedded == len(snippets) > 0
+    assert all(len(d["embedding"]) == 384 for d in snippets)  # type: ignore[arg-type]
+    ctx = retrieve(store, "the cat sat on the mat", 600)
+    assert ctx.mode == "hybrid" and ctx.note == "" and ctx.items
+    signals = ctx.items[0].signals
+    assert signals["lexical_rank"] is not None or signals["dense_rank"] is not None
+    hits = rank(store, "big dogs", k=3, mode="dense")
+    assert hits and all(h.tier == "snippet" for h in hits)
+    assert retrieve(store, "big dogs", 600, mode="hybrid").items[0].citation.source.endswith(
+        "dogs.md"
+    )
+
+
+def test_only_changed_files_are_embedded_again(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    lib = library(tmp_path)
+    first = ingest([str(lib)], make_config(), store, workers=1)
+    again = ingest([str(lib)], make_config(), store, workers=1)
+    assert again.embedded == 0 and len(again.unchanged) == 2
+    (lib / "dogs.md").write_text(TEXTS["dogs.md"] + "\n\nA red dog sat.\n")
+    changed = ingest([str(lib)], make_config(), store, workers=1)
+    dogs = [d for d in stored_snippets(store) if str(d["source"]).endswith("dogs.md")]
+    assert changed.embedded == len(dogs) < first.embedded
+    assert all("embedding" in d for d in stored_snippets(store))
+
+
+def test_without_a_model_retrieval_is_lexical_and_says_why(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(vectors.MODEL_ENV, str(tmp_path / "no-model"))
+    monkeypatch.setattr(vectors, "_loaded", {})
+    report = ingest([str(library(tmp_path))], make_config(), store, workers=1)
+    assert report.embedder == "" and report.embedded == 0
+    assert not any("embedding" in d for d in stored_snippets(store))
+    ctx = retrieve(store, "the cat sat on the mat", 600)
+    assert ctx.mode == "lexical" and ctx.items
+    assert "lexical ranking only" in ctx.note and "no-model" in ctx.note
+    with pytest.raises(RetrievalError, match="no-model"):
+        retrieve(store, "the cat", 600, mode="dense")
