@@ -64,8 +64,8 @@ def test_ingest_embeds_snippets_and_hybrid_is_the_default(
     assert signals["lexical_rank"] is not None or signals["dense_rank"] is not None
     hits = rank(store, "big dogs", k=3, mode="dense")
     assert hits and all(h.tier == "snippet" for h in hits)
-    assert retrieve(store, "big dogs", 600, mode="hybrid").items[0].citation.source.endswith(
-        "dogs.md"
+    assert (
+        retrieve(store, "big dogs", 600, mode="hybrid").items[0].citation.source.endswith("dogs.md")
     )
 
 
