@@ -7,9 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.index import server
+from pipeline.index import server, vectors
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
+
+
+@pytest.fixture(autouse=True)
+def lexical_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees the same install, weights or not: no embedding model, so ingest
+    stores no vectors and retrieval is lexical. tests/test_dense.py sets its own model."""
+    monkeypatch.setenv(vectors.MODEL_ENV, str(tmp_path / "no-embedding-model"))
+    monkeypatch.setattr(vectors, "_loaded", {})
 
 
 @pytest.fixture(scope="session")

@@ -255,10 +255,28 @@ def test_baseline_methods_pack_each_ranking_under_the_budget() -> None:
 
     texts = ["the cat sat", "dogs bark loudly", "a cat and dogs"]
     chunks = ev.Chunks(tuple(ev.Item("d", i, i + 1, t) for i, t in enumerate(texts)), (3, 3, 4))
-    methods = {m.name: m for m in ev.baseline_methods(chunks, Fake(), lambda _: None)}
+    methods = {m.name: m for m in ev.baseline_methods(chunks, Fake(), None, lambda _: None)}
     assert list(methods) == ["BM25", "BM25+stem", "dense", "RRF(BM25,dense)"]
     for m in methods.values():
         packed = m.run("cat dogs", [3, 7])
         assert packed[3].tokens <= 3 and packed[7].tokens <= 7
         assert [it.text for it in packed[3].items] == ["the cat sat"]
-    assert ev.baseline_methods(chunks, None, lambda _: None)[-1].name == "BM25+stem"
+    assert ev.baseline_methods(chunks, None, None, lambda _: None)[-1].name == "BM25+stem"
+
+
+def test_chunk_vectors_are_cached_per_model_and_texts(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    calls: list[int] = []
+
+    class Fake:
+        name = "fake/1"
+
+        def embed(self, texts: list[str]) -> object:
+            calls.append(len(texts))
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    first = ev.chunk_vectors(Fake(), ["a", "b"], tmp_path)
+    again = ev.chunk_vectors(Fake(), ["a", "b"], tmp_path)
+    assert calls == [2] and (first == again).all()
+    ev.chunk_vectors(Fake(), ["a", "c"], tmp_path)  # other texts: embedded anew
+    assert calls == [2, 2]
