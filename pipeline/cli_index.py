@@ -171,7 +171,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             highlight=False,
         )
     last = min(result.found, result.page * result.per_page)
-    folded = f"; {result.folded} repeated previews folded" if result.folded else ""
+    s = "s" if result.folded > 1 else ""
+    folded = f"; {result.folded} repeated preview{s} folded" if result.folded else ""
     first = (result.page - 1) * result.per_page + 1
     out.print(f"\n{result.found} hits (showing {first}-{last}{folded})")
     for name, counts in result.facets.items():
