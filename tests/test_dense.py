@@ -5,6 +5,9 @@ is lexical and says so."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,3 +99,26 @@ def test_without_a_model_retrieval_is_lexical_and_says_why(
     assert "lexical ranking only" in ctx.note and "no-model" in ctx.note
     with pytest.raises(RetrievalError, match="no-model"):
         retrieve(store, "the cat", 600, mode="dense")
+
+
+@pytest.mark.parametrize("mode", ["lexical", "dense", "hybrid"])
+def test_ranking_is_deterministic_in_and_across_processes(
+    with_model: Path, store: Store, tmp_path: Path, folio_env: Path, mode: str
+) -> None:
+    assert not ingest([str(library(tmp_path))], make_config(), store, workers=1).failed
+    question = "the big dog sat on the red mat"
+    first = [(h.id, h.score) for h in rank(store, question, k=10, mode=mode)]
+    assert first and first == [(h.id, h.score) for h in rank(store, question, k=10, mode=mode)]
+    ctx = retrieve(store, question, 800, mode=mode)
+    run = subprocess.run(
+        [sys.executable, "-m", "pipeline", "retrieve", question, "--budget", "800",
+         "--mode", mode, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    other = json.loads(run.stdout)
+    assert [i["snippet_ids"] for i in other["items"]] == [list(i.snippet_ids) for i in ctx.items]
+    assert other["mode"] == mode
