@@ -651,7 +651,7 @@ def baseline_methods(
     t0 = time.perf_counter()
     matrix = chunk_vectors(embedder, texts, cache)
     dense = functools.lru_cache(maxsize=2)(dense_ranker(embedder, matrix))
-    log(f"  embedded {len(texts)} baseline chunks in {time.perf_counter() - t0:.1f} s")
+    log(f"  vectors of {len(texts)} baseline chunks in {time.perf_counter() - t0:.1f} s")
     out.append(baseline_method("dense", dense, chunks))
     out.append(baseline_method("RRF(BM25,dense)", lambda q: rrf([bm25(q), dense(q)]), chunks))
     return out
