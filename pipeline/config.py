@@ -116,8 +116,8 @@ def make_config(values: Mapping[str, Any] | None = None) -> ChunkConfig:
     return ChunkConfig(**sizes)
 
 
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read the ``chunk:`` mapping of a YAML config file (other sections are not chunk keys)."""
+def read_sections(path: str | Path) -> dict[str, Any]:
+    """A YAML config file's top-level mapping, its section names checked."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -134,7 +134,12 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
             raise ConfigError(
                 str(key), f"unknown top-level section in {path}; known: {', '.join(SECTIONS)}"
             )
-    chunk = data.get("chunk") or {}
+    return data
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """Read the ``chunk:`` mapping of a YAML config file (other sections are not chunk keys)."""
+    chunk = read_sections(path).get("chunk") or {}
     if not isinstance(chunk, dict):
         raise ConfigError("chunk", f"{path}: must be a mapping")
     return {str(k): v for k, v in chunk.items()}
@@ -158,11 +163,7 @@ def dense_model(path: str | Path | None = None) -> Path | None:
     path = path or os.environ.get("FOLIO_CONFIG") or None
     if not path:
         return None
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError("config", f"cannot read {path}: {exc}") from exc
-    block = data.get("dense") if isinstance(data, dict) else None
+    block = read_sections(path).get("dense")
     if block is None:
         return None
     if not isinstance(block, dict):

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
+from ..config import read_sections
 from ..errors import ConfigError
 
 
@@ -79,11 +78,7 @@ def load_server_settings(config_path: str | Path | None = None) -> ServerSetting
     block: dict[str, Any] = {}
     path = config_path or os.environ.get("FOLIO_CONFIG")
     if path:
-        try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise ConfigError("config", f"cannot read {path}: {exc}") from exc
-        raw = data.get("typesense") if isinstance(data, dict) else None
+        raw = read_sections(path).get("typesense")
         if raw is not None and not isinstance(raw, dict):
             raise ConfigError("typesense", "must be a mapping")
         block = dict(raw or {})

@@ -104,10 +104,10 @@ def fusion_for(lexical: Sequence[Ranked]) -> Fusion:
 
 
 def fuse(
-    lexical: Sequence[Ranked], dense: Sequence[Ranked], fusion: Fusion, k: int = POOL
+    lexical: Sequence[Ranked], dense: Sequence[Ranked], fusion: Fusion, limit: int = POOL
 ) -> list[Ranked]:
-    """Weighted reciprocal-rank fusion of a lexical and a dense list (signals of both
-    kept)."""
+    """The ``limit`` best by weighted reciprocal-rank fusion of a lexical and a dense list
+    (signals of both kept)."""
     merged: dict[str, Ranked] = {}
     scores: dict[str, float] = {}
     for ranked, weight in ((lexical, 1.0), (dense, fusion.dense_weight)):
@@ -115,7 +115,7 @@ def fuse(
             scores[r.id] = scores.get(r.id, 0.0) + weight / (fusion.k + n)
             old = merged.get(r.id)
             merged[r.id] = r if old is None else _combine(old, r)
-    order = sorted(merged, key=lambda i: (-scores[i], i))[:k]
+    order = sorted(merged, key=lambda i: (-scores[i], i))[:limit]
     return [_with_score(merged[i], scores[i]) for i in order]
 
 
