@@ -21,15 +21,25 @@ def embedder() -> Any:
     """The embedder (``pipeline.embed``), loaded once per process; raises a
     ``FolioError`` that says what to install when it cannot run."""
     with _lock:
-        if "model" not in _loaded:
+        if "model" not in _loaded and "error" not in _loaded:
             try:
-                from ..embed import load_embedder  # type: ignore[import-not-found,unused-ignore]
-            except ImportError as exc:
-                raise FolioError(
-                    "dense retrieval needs the dense extra: pip install 'folio-pipeline[dense]'"
-                ) from exc
-            _loaded["model"] = load_embedder(model_dir(), cache_dir=folio_home() / "models")
+                _loaded["model"] = _load()
+            except FolioError as exc:
+                # Found once: every query asks, and a failed import is not cached by Python.
+                _loaded["error"] = exc
+        if "error" in _loaded:
+            raise _loaded["error"]
         return _loaded["model"]
+
+
+def _load() -> Any:
+    try:
+        from ..embed import load_embedder  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise FolioError(
+            "dense retrieval needs the dense extra: pip install 'folio-pipeline[dense]'"
+        ) from exc
+    return load_embedder(model_dir(), cache_dir=folio_home() / "models")
 
 
 def model_dir() -> Path | None:
