@@ -5,9 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pipeline.chunk.concepts import prefix_lead, retrieval_prefix
 from pipeline.retrieve.context import table_span
 from pipeline.retrieve.hits import StoredChunk
-from pipeline.retrieve.rank import CLEAR, FLAT, Fusion, Ranked, fuse, fusion_for
+from pipeline.retrieve.rank import CLEAR, FLAT, Fusion, Ranked, fuse, fusion_for, lead_terms
 
 STATEMENT = (
     "Some prose before the statement.\n\n"
@@ -59,6 +60,32 @@ def test_prose_and_whole_tables_stay_as_they_are() -> None:
     assert table_span(sec, *prose) == prose
     everything = (sec.char_start, sec.char_end)
     assert table_span(sec, *everything) == everything
+
+
+def test_a_heading_and_caption_alone_grow_over_the_table_that_follows() -> None:
+    body = "# Item 8\n\n" + STATEMENT.split("\n\n", 1)[1]
+    sec = section(body)
+    lead = (sec.char_start, sec.char_start + body.index(")") + 1)  # heading + caption
+    a, b = table_span(sec, *lead)
+    assert a == lead[0] and sec.span(a, b).endswith("| Net income | 10 | 12 |")
+    # A span with content of its own that happens to end on the caption stays as it is.
+    prose = (sec.char_start, sec.char_start + STATEMENT.index(")") + 1)
+    assert table_span(section(STATEMENT), *prose) == prose
+
+
+def test_the_lead_is_the_path_and_table_parts_of_the_prefix() -> None:
+    prefix = retrieval_prefix("Doc [draft]", ["Part I", "Notes ] x"], ["k1"], "Cap — 2018 | 2019")
+    assert prefix_lead(prefix + "body") == "Part I > Notes ] x Cap — 2018 | 2019"
+    assert prefix_lead(retrieval_prefix("Doc", [], ["k1"]) + "body") == ""
+    assert prefix_lead("no prefix at all") == ""
+
+
+def test_a_named_statement_adds_the_titles_filings_print() -> None:
+    terms = ["net", "incom"]
+    assert "oper" in lead_terms("Net income per the income statement?", terms)
+    assert "flow" in lead_terms("From the cash flow statement, capex?", terms)
+    assert "sheet" in lead_terms("Total assets on the balance sheet", terms)
+    assert lead_terms("What is a functor?", terms) == terms
 
 
 LINES = st.lists(

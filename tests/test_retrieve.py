@@ -199,3 +199,24 @@ def test_mcp_tools_over_stdio(
             assert len(json.loads(docs[0].text) if len(docs) == 1 else docs) >= 1
 
     asyncio.run(session())
+
+
+def test_a_question_naming_a_statement_finds_the_statement(store: Store, tmp_path: Path) -> None:
+    # The prose repeats the question's words; only the statement's title (its lead) says
+    # which snippet holds the figures, and it is printed as filings print it.
+    talk = " ".join(
+        f"Point {i}: the income statement shows net income moved in 2019 as discussed."
+        for i in range(60)
+    )
+    rows = "\n".join(f"| Expense line {i} | {i * 3} | {i * 5} |" for i in range(30))
+    (tmp_path / "acme.md").write_text(
+        "# Acme annual report\n\n## Management discussion\n\n"
+        f"{talk}\n\n## Consolidated Statements of Operations\n\n"
+        f"| Item | 2018 | 2019 |\n|---|---|---|\n| Net sales | 900 | 1,000 |\n{rows}\n"
+        "| Net income | 80 | 95 |\n\n## Legal proceedings\n\nNone of note.\n"
+    )
+    assert not ingest([str(tmp_path)], make_config(), store, workers=1).failed
+    ctx = retrieve(
+        store, "What was net income in 2019 per the income statement?", 800, mode="lexical"
+    )
+    assert "| Net income | 80 | 95 |" in ctx.items[0].text

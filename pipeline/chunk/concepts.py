@@ -225,6 +225,18 @@ def retrieval_prefix(
     return " ".join(parts) + "\n\n"
 
 
+_LEAD = re.compile(r"\[(?:PATH|TABLE): (.*?)\](?= \[(?:TABLE|CONCEPTS): |$)")
+
+
+def prefix_lead(retrieval_text: str) -> str:
+    """What a chunk is titled by: the path and table parts of its retrieval prefix
+    (``retrieval_prefix``'s first line), without the document title and concepts."""
+    first = retrieval_text.split("\n\n", 1)[0]
+    if not first.startswith("[DOC: "):
+        return ""
+    return " ".join(_LEAD.findall(first))
+
+
 def fit_prefix(
     doc_title: str,
     path: Sequence[str],

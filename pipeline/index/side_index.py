@@ -85,6 +85,8 @@ def _save(base: Path, index: LexicalIndex) -> None:
     try:
         if index.ids:
             index.bm25.save(str(tmp / "bm25"), show_progress=False)
+        if index.lead is not None:
+            index.lead.save(str(tmp / "lead"), show_progress=False)
         meta = {"fingerprint": index.fingerprint, "docs": [asdict(d) for d in index.docs]}
         (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
         rows = {"ids": index.ids, "parents": index.parents}
@@ -124,6 +126,11 @@ def _load(path: Path) -> LexicalIndex | None:
             if ids
             else bm25s.BM25()
         )
+        lead = (
+            bm25s.BM25.load(str(path / "lead"), mmap=True, show_progress=False)
+            if (path / "lead").is_dir()
+            else None
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None  # damaged: rebuilt from the store
     return LexicalIndex(
@@ -137,6 +144,7 @@ def _load(path: Path) -> LexicalIndex | None:
         page_start=rows["page_start"],
         page_end=rows["page_end"],
         bm25=bm25,
+        lead=lead,
     )
 
 

@@ -248,7 +248,9 @@ def _pages(
 
 def table_span(sec: StoredChunk, a: int, b: int) -> Span:
     """``[a, b)`` grown to whole tables where it starts or ends inside one (a statement
-    cut between two snippets answers nothing), with the caption line above a table."""
+    cut between two snippets answers nothing), with the caption line above a table; a
+    span that ends on a table's caption grows over that table (a snippet holding only a
+    statement's heading and caption ranks well and answers nothing)."""
     body, base = sec.body, sec.char_start
     lines = body.splitlines(keepends=True)
     starts = [0]
@@ -263,11 +265,23 @@ def table_span(sec: StoredChunk, a: int, b: int) -> Span:
         if caption >= 0 and not lines[first - 1].strip() and _is_caption(lines[caption]):
             first = caption
         a = min(a, base + starts[first])
+    if last < len(lines) and _is_caption(lines[last]) and _lead_only(lines[first : last + 1]):
+        after = last + 1
+        while after < len(lines) and not lines[after].strip():
+            after += 1
+        if after < len(lines) and _is_row(lines[after]):
+            last = after
     if last < len(lines) and _is_row(lines[last]):
         while last + 1 < len(lines) and _is_row(lines[last + 1]):
             last += 1
         b = max(b, base + starts[last] + len(lines[last].rstrip("\n")))
     return a, b
+
+
+def _lead_only(lines: Sequence[str]) -> bool:
+    """Headings and one caption line: a table's lead, not content of its own."""
+    text = [x for x in lines if x.strip()]
+    return all(x.lstrip().startswith("#") for x in text[:-1])
 
 
 def _is_row(line: str) -> bool:

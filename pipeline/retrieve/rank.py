@@ -4,6 +4,7 @@ question names, and (with the dense extra) vector search fused by reciprocal ran
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -60,7 +61,7 @@ def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) ->
     terms = query_words(query)
     if not len(index) or not terms:
         return []
-    scores = index.scores(terms)
+    scores = index.scores(terms, lead_terms(query, terms))
     matched = scores > 0
     scores = scores + FOCUS_WEIGHT * focus(index, words(query))[index.doc]
     keep = index.mask(filters)
@@ -74,6 +75,28 @@ def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) ->
         Ranked(index.ids[i], float(scores[i]), float(scores[i]), n)
         for n, i in enumerate(best.tolist(), 1)
     ]
+
+
+# Financial statements are titled in the filing's words, asked for in the reader's: a
+# question naming one also looks for the titles filings print (lead field only).
+STATEMENT_TITLES = (
+    (
+        re.compile(r"\b(?:income statements?|statements? of income|p&l|profit and loss)\b", re.I),
+        "statements of operations earnings income",
+    ),
+    (re.compile(r"\bbalance sheets?\b", re.I), "balance sheets statements of financial position"),
+    (
+        re.compile(r"\bcash ?flows? statements?|statements? of cash ?flows?\b", re.I),
+        "statements of cash flows",
+    ),
+)
+
+
+def lead_terms(query: str, terms: list[str]) -> list[str]:
+    """The terms a snippet's lead is scored on: the question's, plus the printed titles
+    of the statements it names."""
+    extra = " ".join(title for pattern, title in STATEMENT_TITLES if pattern.search(query))
+    return list(dict.fromkeys([*terms, *query_words(extra)])) if extra else terms
 
 
 @dataclass(frozen=True, slots=True)
