@@ -92,34 +92,34 @@ class Converter:
                 found.extend(self.targets.pop(i))
         return found
 
-    def heading(self, el: Any, level: int, title: str | None = None) -> None:
-        text = heading_text(el) if title is None else title
+    def heading(self, el: Any, level: int) -> None:
+        text = heading_text(el)
         marks = "".join(MARKS.findall(text))
         text = MARKS.sub("", text).strip()
         navs = self.ids_at(el, deep=True)
-        if title is None and is_admonition_label(el, text):
+        if is_admonition_label(el, text):
             self.out.pending.extend(navs)
             self.out.para(marks + _escape_inline(text))
             return
         self.out.heading(level, text, navs, marks)
 
-    def marker(self, el: Any, nxt: Any) -> bool:
-        """Place ``el`` as a chapter marker if it is one (a bare ``CHAPTER I`` takes the short
-        title block ``nxt`` with it); whether ``nxt`` was used."""
-        text = MARKS.sub("", heading_text(el))
-        kind = marker_kind(el, text)
+    def marker(self, el: Any, kind: str, text: str, nxt: Any) -> bool:
+        """Place the chapter marker ``el`` (plain text ``text``); a bare ``CHAPTER I`` takes
+        the short title block ``nxt`` along. Whether it did."""
         if kind == "part":
             self.out.seen_part = True
         level = 2 if kind == "chapter" and self.out.seen_part else 1
+        navs = self.ids_at(el, deep=True)
         sub = ""
-        if nxt is not None and is_label_only(text) and not _has_block_child(nxt):
-            sub = MARKS.sub("", heading_text(nxt))
-            sub = sub if subtitle(sub) and not marker_kind(nxt, sub) else ""
-        marks = "".join(MARKS.findall(heading_text(el) + (heading_text(nxt) if sub else "")))
-        self.out.pending.extend(self.ids_at(el, deep=True))
-        if sub:
-            self.out.pending.extend(self.ids_at(nxt, deep=True))
-        self.out.heading(level, join_subtitle(text, sub) if sub else text, [], marks)
+        if nxt is not None and is_label_only(MARKS.sub("", text)) and not _has_block_child(nxt):
+            sub = heading_text(nxt)
+            if subtitle(MARKS.sub("", sub)) and not marker_kind(nxt, MARKS.sub("", sub)):
+                navs += self.ids_at(nxt, deep=True)
+            else:
+                sub = ""
+        title = join_subtitle(text, sub) if sub else text
+        marks = "".join(MARKS.findall(title))
+        self.out.heading(level, MARKS.sub("", title).strip(), navs, marks)
         return bool(sub)
 
     def block(self, el: Any, nxt: Any = None) -> bool:
@@ -130,8 +130,11 @@ class Converter:
         if tag in HEADINGS:
             self.heading(el, HEADINGS[tag])
             return False
-        if tag in _MARKER_TAGS and not _has_block_child(el) and marker_kind(el, heading_text(el)):
-            return self.marker(el, nxt)
+        if tag in _MARKER_TAGS and not _has_block_child(el):
+            text = heading_text(el)
+            kind = marker_kind(el, MARKS.sub("", text))
+            if kind:
+                return self.marker(el, kind, text, nxt)
         self._block(el, tag)
         return False
 
