@@ -8,13 +8,21 @@ last entry placed in that file, keeping the relative depth of its tag.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from ..parse.titles import norm_title
+from ..parse import titles
 from .epub_nav import NavEntry
 from .epub_pages import MARKS
 
 MAX_LEVEL = 6
+# "Chapter 1: Title" as "Chapter 1. Title", so the numbering folds away as in norm_title
+_NUMBER_COLON = re.compile(r"^(\W*(?:\w+\s+)?(?:\d+|[ivxlc]+)):(?=\s)", re.IGNORECASE)
+
+
+def norm_title(text: str) -> str:
+    """The key a heading and a nav entry are compared on."""
+    return titles.norm_title(_NUMBER_COLON.sub(r"\1.", text, count=1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,24 +96,39 @@ class BookOut:
         pending = self.pending + navs
         self.pending = []
         match = _matching(pending, title) if title else None
-        for e in pending:
-            if e is not match:
+        if match is not None:  # entries before it, it with this heading, entries after it
+            k = pending.index(match)
+            for e in pending[:k]:
                 self.place_nav(e, marks)
                 marks = ""
-        if match is not None:
             self.place_nav(match, marks)
             self.scope.tag_level = tag_level
+            for e in pending[k + 1 :]:
+                self.place_nav(e)
             return
+        for e in pending:
+            self.place_nav(e, marks)
+            marks = ""
         key = norm_title(title) if title else ""
         s = self.scope
-        if not key or (s.entry is not None and s.fresh and key == norm_title(s.entry.title)):
-            if s.entry is not None and key:  # the entry's own heading, after an epigraph
-                s.tag_level = tag_level
+        if key and s.entry is not None and s.fresh and key == norm_title(s.entry.title):
+            s.tag_level = tag_level  # the entry's own heading, after an epigraph
+            key = ""
+        if not key or (key == self.last_key and self._nothing_since_heading()):
             if marks:
                 self.blocks.append(MdBlock("para", marks))
             return
         self._emit(self._level(tag_level), title, marks)
         s.fresh = False
+
+    def _nothing_since_heading(self) -> bool:
+        """Whether no text came after the last heading (page marks aside)."""
+        for b in reversed(self.blocks):
+            if b.kind == "heading":
+                return True
+            if MARKS.sub("", b.text).strip():
+                return False
+        return False
 
     def _level(self, tag_level: int) -> int:
         s = self.scope

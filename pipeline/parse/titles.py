@@ -7,7 +7,7 @@ import re
 
 _NUMBERING = re.compile(
     r"^(?:(?:chapter|part|section|appendix|lecture|kapitel|teil|anhang|chapitre|partie)\b\.?\s*)?"
-    r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*[.:)]?(?:\s+|$))?",
+    r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?(?:\s+|$))?",
     re.IGNORECASE,
 )
 _NON_WORD = re.compile(r"[\W_]+")
