@@ -248,8 +248,23 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
     pages = (
         page_map(list(nav.page_list), assembled.page_starts, len(text) + 1) if nav.page_list else ()
     )
-    in_spine = nav_item is not None and any(idref == nav_item.id for idref, _ in book.spine)
     mode: HeadingMode = "outline" if use_nav and nav.entries else "markdown"
+    in_spine = nav_item is not None and any(idref == nav_item.id for idref, _ in book.spine)
+    metadata = _book_meta(book, titles, title) | {
+        "page_count": len(pages) if pages else None,
+        "page_list_source": nav.page_list_source,
+        "page_list_entries": len(nav.page_list),
+        "page_anchors_missing": (
+            len(nav.page_list) - len(assembled.page_starts) if nav.page_list else 0
+        ),
+        "chapters": len(docs),
+        "missing_files": missing_files,
+        "nav_entries": len(nav.entries),
+        "nav_source": nav.source,
+        "backend": "epub",
+        "heading_mode": mode,
+        "boilerplate": _boilerplate(nav_item, in_spine, printed_numbers),
+    }
     return Document(
         text=text + "\n",
         source=src,
@@ -259,29 +274,21 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
         heading_mode=mode,
         pages=pages,
         outline=_paged_outline(assembled.outline, pages),
-        metadata={
-            "title": title,
-            "subtitle": titles[1] if len(titles) > 1 else "",
-            "author": ", ".join(_meta(book, "creator")),
-            "language": (_meta(book, "language") or [""])[0],
-            "publisher": (_meta(book, "publisher") or [""])[0],
-            "identifier": (_meta(book, "identifier") or [""])[0],
-            "date": (_meta(book, "date") or [""])[0],
-            "page_count": len(pages) if pages else None,
-            "page_list_source": nav.page_list_source,
-            "page_list_entries": len(nav.page_list),
-            "page_anchors_missing": (
-                len(nav.page_list) - len(assembled.page_starts) if nav.page_list else 0
-            ),
-            "chapters": len(docs),
-            "missing_files": missing_files,
-            "nav_entries": len(nav.entries),
-            "nav_source": nav.source,
-            "backend": "epub",
-            "heading_mode": mode,
-            "boilerplate": _boilerplate(nav_item, in_spine, printed_numbers),
-        },
+        metadata=metadata,
     )
+
+
+def _book_meta(book: Any, titles: list[str], title: str) -> dict[str, Any]:
+    """The Dublin Core fields of the package document."""
+    return {
+        "title": title,
+        "subtitle": titles[1] if len(titles) > 1 else "",
+        "author": ", ".join(_meta(book, "creator")),
+        "language": (_meta(book, "language") or [""])[0],
+        "publisher": (_meta(book, "publisher") or [""])[0],
+        "identifier": (_meta(book, "identifier") or [""])[0],
+        "date": (_meta(book, "date") or [""])[0],
+    }
 
 
 __all__ = ["NavEntry", "check_drm", "read_epub"]
