@@ -157,12 +157,17 @@ def _heading_block(level: int, title: str, marks: str = "") -> MdBlock:
 
 
 def _matching(pending: list[NavEntry], title: str) -> NavEntry | None:
-    """The waiting entry this heading stands for: the same normalized title, or the only
-    entry when the heading is the start of its title ("190" for "190 A Four-Leaved Clover")."""
+    """The waiting entry this heading stands for: the same normalized title, else the last
+    entry whose title begins with the heading's words ("190" for "190 A Four-Leaved
+    Clover", whose title the next heading then repeats)."""
     key = norm_title(title)
     hit = next((e for e in pending if norm_title(e.title) == key), None)
-    if hit is None and len(pending) == 1:
+    if hit is None:
         head = " ".join(title.casefold().split())
-        if head and pending[0].title.casefold().startswith(head):
-            hit = pending[0]
+        starts = [e for e in pending if _begins_with(e.title.casefold(), head)]
+        hit = starts[-1] if starts else None
     return hit
+
+
+def _begins_with(text: str, head: str) -> bool:
+    return bool(head) and text.startswith(head) and not text[len(head) : len(head) + 1].isalnum()
