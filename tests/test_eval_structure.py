@@ -2,29 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 from pipeline.chunk.tiers import chunk_document
 from pipeline.model import Document
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+from .helpers import load_script
 
-
-def _load() -> ModuleType:
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))  # the script imports eval_headings beside it
-    spec = importlib.util.spec_from_file_location("eval_structure", SCRIPTS / "eval_structure.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-ev = _load()
+ev = load_script("eval_structure")
 TRUTH = [
     {"level": 1, "title": "Part One", "href": "a.xhtml"},
     {"level": 2, "title": "Chapter 1. Dawn", "href": "a.xhtml#c1"},
