@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from pipeline import Chunk, ChunkConfig
 from pipeline.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
@@ -25,3 +30,18 @@ def sections(chunks: list[Chunk]) -> list[Chunk]:
 
 def snippets(chunks: list[Chunk]) -> list[Chunk]:
     return [c for c in chunks if c.tier == "snippet"]
+
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module; scripts/ goes on the path for the scripts it imports."""
+    if str(SCRIPTS) not in sys.path:
+        sys.path.insert(0, str(SCRIPTS))
+    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module

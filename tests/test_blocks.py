@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from pipeline.model import Block
@@ -149,3 +151,99 @@ def test_deep_nesting_does_not_recurse_forever() -> None:
     blocks = parse_markdown(src)[0]
     assert blocks[0].start == 0
     assert blocks[-1].end == len(src.rstrip())
+
+
+# The shape of Astro's docs/src/content/docs/en/reference/cli-reference.mdx: fenced code
+# indented inside JSX components, shell comments in the fences, a blank line inside a fence,
+# and a JSX comment expression spanning blank lines.
+CLI_REFERENCE_SHAPE = """---
+title: CLI Commands
+---
+import PackageManagerTabs from '~/components/tabs/PackageManagerTabs.astro'
+
+### `package.json` scripts
+
+Add flags to the command when you want to customize the command's behavior.
+
+<PackageManagerTabs>
+  <Fragment slot="npm">
+  ```shell
+  # run the dev server on port 8080 using the `start` script in `package.json`
+  npm run start -- --port 8080
+
+  # build your site with verbose logs using the `build` script in `package.json`
+  npm run build -- --verbose
+  ```
+  </Fragment>
+  <Fragment slot="pnpm">
+  ```shell
+  # run the dev server on port 8080 using the `start` script in `package.json`
+  pnpm start --port 8080
+
+  # build your site with verbose logs using the `build` script in `package.json`
+  pnpm build --verbose
+  ```
+  </Fragment>
+</PackageManagerTabs>
+
+{/*
+
+ORIGINAL CONTENT
+
+# not a heading either
+
+*/}
+
+## `astro dev`
+
+Runs Astro's development server.
+
+<Tabs>
+    <TabItem label="deep">
+        ```sh
+        # still a comment in a fence
+        astro dev
+
+        # and another
+        ```
+    </TabItem>
+</Tabs>
+
+## `astro build`
+
+Builds your site for deployment.
+"""
+
+
+def test_mdx_fences_inside_jsx_are_fences() -> None:
+    src = CLI_REFERENCE_SHAPE
+    blocks = parse_markdown(src, mdx=True)[0]
+    assert [b.title for b in blocks if b.kind == "heading"] == [
+        "`package.json` scripts",
+        "`astro dev`",
+        "`astro build`",
+    ]
+    code = [src[b.start : b.end] for b in blocks if b.kind == "code"]
+    assert len(code) == 3
+    assert all(c.lstrip().startswith("```") and c.rstrip().endswith("```") for c in code)
+    assert "npm run build -- --verbose" in code[0] and "pnpm build --verbose" in code[1]
+    assert "and another" in code[2]
+    comment = next(b for b in blocks if src[b.start : b.end].startswith("{/*"))
+    assert comment.kind == "mdx_component" and src[comment.start : comment.end].endswith("*/}")
+    # blocks tile the source in order, as always
+    assert all(a.end <= b.start for a, b in itertools.pairwise(blocks))
+
+
+def test_mdx_breadcrumbs_after_a_jsx_block() -> None:
+    from pipeline.chunk.tiers import chunk_document
+    from pipeline.model import Document
+
+    text = CLI_REFERENCE_SHAPE
+    for sentence in ("Runs Astro's development server.", "Builds your site for deployment."):
+        text = text.replace(sentence, " ".join([sentence] * 300))  # no section merges
+    doc = Document(text=text, source="cli-reference.mdx", format="mdx")
+    chunks = chunk_document(doc)
+    assert all("build your site" not in " ".join(c.breadcrumb) for c in chunks)
+    assert {c.breadcrumb[1:] for c in chunks if "Builds your site" in c.text} == {
+        ("`astro build`",)
+    }

@@ -3,28 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "eval_retrieval.py"
+from .helpers import load_script
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("eval_retrieval", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-ev = _load()
+ev = load_script("eval_retrieval")
 
 
 class WordCounter:

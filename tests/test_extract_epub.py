@@ -357,3 +357,233 @@ def test_real_epub_page_list() -> None:
     assert doc.metadata["boilerplate"]["counts"]["page_number"] > 50
     p = next(pg for pg in doc.pages if pg.label == "219")
     assert doc.text[p.char_start :].startswith("played with my companions")
+
+
+# --- book structure: the nav is the backbone ---------------------------------------------------
+
+
+def make_book(path: Path, *, title: str, nav: str, files: list[tuple[str, str, str]]) -> Path:
+    """An EPUB 3 titled ``title`` whose nav ``<ol>`` holds ``nav``; ``files`` are (name, the
+    ``<title>`` of the file, its body), in spine order."""
+    items = "".join(
+        f'<item id="f{i}" href="{n}" media-type="application/xhtml+xml"/>'
+        for i, (n, _, _) in enumerate(files)
+    )
+    spine = "".join(f'<itemref idref="f{i}"/>' for i in range(len(files)))
+    opf = f"""<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
+  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+    <dc:identifier id="uid">urn:uuid:0000-book</dc:identifier><dc:title>{title}</dc:title>
+    <dc:language>en</dc:language><meta property="dcterms:modified">2024-01-01T00:00:00Z</meta>
+  </metadata>
+  <manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+  {items}</manifest>
+  <spine>{spine}</spine>
+</package>"""
+    nav_doc = f"""<?xml version="1.0" encoding="utf-8"?>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<head><title>Nav</title></head><body><nav epub:type="toc"><ol>{nav}</ol></nav></body></html>"""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip")
+        zf.writestr("META-INF/container.xml", CONTAINER)
+        zf.writestr("OEBPS/content.opf", opf)
+        zf.writestr("OEBPS/nav.xhtml", nav_doc)
+        for name, head, body in files:
+            zf.writestr(
+                f"OEBPS/{name}",
+                '<?xml version="1.0" encoding="utf-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml">'
+                f"<head><title>{head}</title></head><body>{body}</body></html>",
+            )
+    return path
+
+
+EPIGRAPH = "<p>An epigraph of some length that the author put above the chapter title.</p>"
+LONG = " ".join(["Readers look things up in an index and expect to find them."] * 250)
+
+
+def test_headings_nest_below_their_nav_entry_and_merge_with_it(tmp_path: Path) -> None:
+    """The chapter's own heading equal to its nav entry is merged with it, even after an
+    epigraph; every other heading of the file nests below the entry, whatever its tag."""
+    book = make_book(
+        tmp_path / "index.epub",
+        title="Indexing for Editors and Authors",
+        nav='<li><a href="ch1.xhtml">Chapter 1: What Is an Index?</a></li>'
+        '<li><a href="ch2.xhtml">2. Subheadings</a></li>',
+        files=[
+            (
+                "ch1.xhtml",
+                "Chapter 1",
+                f"{EPIGRAPH}<h1><b>What Is an Index?</b></h1><p>Indexes are old.</p>"
+                f"<h1>Index Users</h1><p>Who reads them. {LONG}</p>"
+                f"<h2><i>Browsers</i> and Searchers</h2><p>Two kinds. {LONG}</p>",
+            ),
+            (
+                "ch2.xhtml",
+                "Chapter 2",
+                '<h2 class="chapter"><strong>Subheadings</strong></h2><p>Below main headings.</p>'
+                "<h3><strong>A BRIEF HISTORY</strong></h3><p>Once upon a time.</p>",
+            ),
+        ],
+    )
+    doc = read_epub(book)
+    assert _heads(doc.text) == [
+        (1, "Chapter 1: What Is an Index?"),
+        (2, "Index Users"),
+        (3, "Browsers and Searchers"),
+        (1, "2. Subheadings"),
+        (2, "A BRIEF HISTORY"),
+    ]
+    assert doc.text.index("An epigraph") < doc.text.index("Indexes are old.")
+    from pipeline import chunk_document
+
+    crumbs = {c.breadcrumb for c in chunk_document(doc)}
+    assert (
+        "Indexing for Editors and Authors",
+        "Chapter 1: What Is an Index?",
+        "Index Users",
+    ) in crumbs
+
+
+def test_titles_and_breadcrumbs_are_plain_text(tmp_path: Path) -> None:
+    book = make_book(
+        tmp_path / "plain.epub",
+        title="Plain",
+        nav='<li><a href="c1.xhtml">Questions &amp;amp; <em>Answers</em></a></li>',
+        files=[
+            (
+                "c1.xhtml",
+                "c1",
+                "<p>Opening words of the chapter, long enough to be real content here.</p>"
+                '<h2 id="s"><a class="permalink" href="#s">\u203a</a> The <code>guide</code>'
+                " Element <em>[deprecated]</em> &amp; <span>friends</span></h2><p>Body.</p>"
+                "<h3>*Stars* and _lines_ stay as typed</h3><p>More.</p>",
+            )
+        ],
+    )
+    doc = read_epub(book)
+    heads = _heads(doc.text)
+    assert heads == [
+        (1, "Questions & Answers"),
+        (2, "The guide Element [deprecated] & friends"),
+        (3, "*Stars* and _lines_ stay as typed"),
+    ]
+    assert [e.title for e in doc.outline] == [t for _, t in heads]
+
+
+def test_admonition_labels_are_not_headings(tmp_path: Path) -> None:
+    note = '<div class="note" title="note"><h3 class="title">note</h3><p>{}</p></div>'
+    book = make_book(
+        tmp_path / "spec.epub",
+        title="Spec",
+        nav='<li><a href="c1.xhtml">Overview</a></li>',
+        files=[
+            (
+                "c1.xhtml",
+                "c1",
+                "<h1>Overview</h1><p>Words.</p>"
+                + note.format("First remark.")
+                + "<p>More words.</p>"
+                + note.format("Second remark."),
+            )
+        ],
+    )
+    doc = read_epub(book)
+    assert _heads(doc.text) == [(1, "Overview")]
+    assert "First remark." in doc.text and "Second remark." in doc.text
+
+
+GUTENBERG_HEAD = "The Project Gutenberg eBook of Alice's Adventures in Wonderland, by Lewis Carroll"
+ALICE = [
+    ("CHAPTER I", "<i>Down the Rabbit-Hole</i>"),
+    ("CHAPTER II", "<i>The Pool of Tears</i>"),
+    ("CHAPTER III", "<i>A Caucus-Race and a Long Tale</i>"),
+]
+
+
+def _alice_chapter(k: int) -> str:
+    label, sub = ALICE[k]
+    words = " ".join(["Alice was beginning to get very tired of sitting by her sister."] * 150)
+    return (
+        f'<div class="chapter">{label}</div><div class="sidenote">{sub}</div>'
+        f"<p>{words}</p><p>{words}</p>"
+    )
+
+
+def test_gutenberg_chapter_divs_give_one_section_path_per_chapter(tmp_path: Path) -> None:
+    """Chapters marked by ``div.chapter`` (no ``<h*>``), in files the nav does not list and
+    whose ``<title>`` repeats the book title: each chapter is found, the title tag is not."""
+    files = [("title.xhtml", GUTENBERG_HEAD, "<p>Alice's Adventures in Wonderland</p>")]
+    files += [(f"ch{k}.xhtml", GUTENBERG_HEAD, _alice_chapter(k)) for k in range(3)]
+    book = make_book(
+        tmp_path / "alice.epub",
+        title="Alice's Adventures in Wonderland",
+        nav='<li><a href="title.xhtml">Title Page</a></li>',
+        files=files,
+    )
+    doc = read_epub(book)
+    heads = _heads(doc.text)
+    assert [t for _, t in heads] == [
+        "Title Page",
+        "CHAPTER I: Down the Rabbit-Hole",
+        "CHAPTER II: The Pool of Tears",
+        "CHAPTER III: A Caucus-Race and a Long Tale",
+    ]
+    assert {lvl for lvl, _ in heads} == {1}
+    from pipeline import chunk_document
+
+    paths: dict[tuple[str, ...], int] = {}
+    for c in chunk_document(doc):
+        if c.tier == "section" and "CHAPTER" in c.breadcrumb[-1]:
+            paths[c.breadcrumb] = paths.get(c.breadcrumb, 0) + 1
+    assert sorted(p[-1] for p in paths) == [t for _, t in heads[1:]]
+    assert all(p[:-1] == ("Alice's Adventures in Wonderland",) for p in paths)
+
+
+@pytest.mark.parametrize(
+    ("line", "title"),
+    [
+        (
+            "<p>CHAPTER IV.</p><p>The Rabbit Sends in a Little Bill</p>",
+            "CHAPTER IV. The Rabbit Sends in a Little Bill",
+        ),
+        ('<p class="center">Chapter 3</p>', "Chapter 3"),
+        ("<p>BOOK II</p>", "BOOK II"),
+        ('<p class="chapter-title">The Mock Turtle’s Story</p>', "The Mock Turtle’s Story"),
+        ("<div><p>Chapter 12: Alice’s Evidence</p></div>", "Chapter 12: Alice’s Evidence"),
+    ],
+)
+def test_chapter_markers_without_heading_tags(tmp_path: Path, line: str, title: str) -> None:
+    body = f"{line}<p>{'The story goes on for a while, sentence after sentence. ' * 5}</p>"
+    book = make_book(
+        tmp_path / "m.epub",
+        title="Marked",
+        nav='<li><a href="a.xhtml">Front</a></li>',
+        files=[("a.xhtml", "a", "<p>Front matter words.</p>"), ("b.xhtml", "b", body)],
+    )
+    assert [t for _, t in _heads(read_epub(book).text)] == ["Front", title]
+
+
+def test_chapter_sentences_are_not_markers(tmp_path: Path) -> None:
+    body = (
+        "<p>Chapter 3 of the report describes the method in detail.</p>"
+        '<div class="chapter"><p>A wrapper div with a class of chapter holds paragraphs.</p>'
+        "<p>Another one.</p></div>"
+    )
+    book = make_book(
+        tmp_path / "s.epub",
+        title="Sentences",
+        nav='<li><a href="a.xhtml">Only</a></li>',
+        files=[("a.xhtml", "a", body)],
+    )
+    assert _heads(read_epub(book).text) == [(1, "Only")]
+
+
+def test_title_tag_names_a_file_only_when_nothing_better_does(tmp_path: Path) -> None:
+    files = [
+        ("a.xhtml", "The Book", "<p>Words of a file titled like the book.</p>"),
+        ("b.xhtml", "Notes on the Text", "<p>Words of a file with its own title.</p>"),
+        ("c.xhtml", "Notes on the Text", "<p>Words of a file titled like the one before.</p>"),
+    ]
+    book = make_book(tmp_path / "t.epub", title="The Book", nav="", files=files)
+    doc = read_epub(book, use_nav=False)
+    assert _heads(doc.text) == [(1, "Notes on the Text")]

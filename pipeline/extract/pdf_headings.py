@@ -16,31 +16,14 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
+from ..parse.titles import norm_title
 from .layout import Line
 
-_NUMBERING = re.compile(
-    r"^(?:(?:chapter|part|section|appendix|lecture|kapitel|teil|anhang|chapitre|partie)\b\.?\s*)?"
-    r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?(?:\s+|$))?",
-    re.IGNORECASE,
-)
-_NON_WORD = re.compile(r"[\W_]+")
 _NUMBER_ONLY = re.compile(
     r"^(?:(?:chapter|part|appendix|lecture|kapitel|teil|anhang)\s+)?(?:\d+|[IVXLC]+|[A-Z])\.?$",
     re.IGNORECASE,
 )
 _MAX_LEVEL = 6
-
-
-def norm_title(text: str) -> str:
-    """Fold case, numbering, punctuation and spacing: the key headings match on."""
-    s = re.sub(r"^[\W_]+", "", text.casefold().strip())
-    while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
-        nxt = _NUMBERING.sub("", s, count=1).strip()
-        if nxt == s or not _NON_WORD.sub("", nxt):
-            break
-        s = nxt
-    key = _NON_WORD.sub("", s)
-    return key or _NON_WORD.sub("", text.casefold())
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,7 +453,6 @@ __all__ = [
     "Placed",
     "body_size",
     "clean_heading",
-    "norm_title",
     "numbering_depth",
     "plan_from_fonts",
     "plan_from_outline",

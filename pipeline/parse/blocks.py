@@ -18,6 +18,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..model import Block, BlockKind
 from .lines import line_index, line_starts
+from .mdx import use_mdx
 
 _SIMPLE_KINDS: dict[str, BlockKind] = {
     "fence": "code",
@@ -44,11 +45,13 @@ _MDX_COMPONENT = re.compile(r"<(?:[A-Z][\w.]*|>)|\{")
 WINDOW_CHARS = 1 << 20
 
 
-@lru_cache(maxsize=2)
-def _parser(front_matter: bool = True) -> MarkdownIt:
+@lru_cache(maxsize=4)
+def _parser(front_matter: bool = True, mdx: bool = False) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"maxNesting": 64}).enable("table")
     if front_matter:
         md.use(front_matter_plugin)
+    if mdx:
+        use_mdx(md)
     # Block structure only: inline parsing is most of markdown-it's cost and we never use
     # it. Link reference definitions become paragraphs (their URLs would only be
     # normalized for inline links, which we do not resolve).
@@ -96,7 +99,7 @@ def _top_blocks(
     src: str, text: str, line0: int, starts: array[int], mdx: bool, *, first_window: bool
 ) -> list[Block]:
     """Blocks of one window whose text begins at line index ``line0`` of ``src``."""
-    tokens = _parser(first_window).parse(text)
+    tokens = _parser(first_window, mdx).parse(text)
     blocks: list[Block] = []
     for i, tok in enumerate(tokens):
         if tok.level != 0 or tok.map is None or tok.nesting == -1:
@@ -115,7 +118,7 @@ def _top_blocks(
         elif tok.type == "front_matter" and start != 0:
             kind = "paragraph"
         if mdx and kind in ("paragraph", "html"):
-            head = src[start : start + 64]
+            head = src[start : start + 64].lstrip()
             if _MDX_ESM.match(head):
                 kind = "mdx_esm"
             elif _MDX_COMPONENT.match(head):

@@ -1,0 +1,33 @@
+"""Heading titles: the key two titles are compared on, whatever format they came from."""
+
+from __future__ import annotations
+
+import html
+import re
+
+_NUMBERING = re.compile(
+    r"^(?:(?:chapter|part|section|appendix|lecture|kapitel|teil|anhang|chapitre|partie)\b\.?\s*)?"
+    r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?(?:\s+|$))?",
+    re.IGNORECASE,
+)
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def norm_title(text: str) -> str:
+    """Fold case, numbering, punctuation and spacing: the key headings match on."""
+    s = re.sub(r"^[\W_]+", "", text.casefold().strip())
+    while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
+        nxt = _NUMBERING.sub("", s, count=1).strip()
+        if nxt == s or not _NON_WORD.sub("", nxt):
+            break
+        s = nxt
+    key = _NON_WORD.sub("", s)
+    return key or _NON_WORD.sub("", text.casefold())
+
+
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def plain_title(text: str) -> str:
+    """A title as plain text: entities left escaped by the source decoded, spacing collapsed."""
+    return " ".join(_ENTITY.sub(lambda m: html.unescape(m.group()), text).split())

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Book structure against the EPUB nav: nesting, breadcrumbs, duplicates and markup.
+
+For each EPUB of ``<corpus>/epub`` with a ``<stem>.toc.json`` ([{level, title, href}], the
+nav as truth), the book is extracted and chunked as ``folio chunk`` would, then:
+
+- recall: the share of the top two TOC levels found as a heading line with the same
+  normalized title (``eval_headings.norm``), in order, *nested as in the TOC*: the nearest
+  enclosing heading of the found line is the one found for the entry's TOC parent (or
+  neither has a parent);
+- precision: of the heading lines at depth one or two of the found heading tree (only depth
+  one when the TOC is flat), the share that are such a TOC entry;
+- breadcrumb: over every chunk (both tiers) after the first found entry, the share whose
+  breadcrumb holds the title of the TOC entry (top two levels) it falls under: the last one
+  whose heading line starts at or before the chunk, or, when the chunk holds the heading
+  lines of several entries (small sections packed together), the deepest entry enclosing
+  them all; a chunk holding several top-level entries is counted apart ("spanning");
+- duplicates: heading lines repeating the one before (the same title with case and
+  punctuation folded, or the same normalized title with nothing between the two lines);
+- markup: titles (heading lines, breadcrumb items, section titles) holding markup
+  characters (``*``, a backtick, an emphasis ``_``, a backslash escape, an HTML entity or tag).
+
+Entries pointing at the navigation document are left out of the truth: Folio drops that
+document from the text as table-of-contents boilerplate.
+
+    python scripts/eval_structure.py [--corpus ../shared/corpus] [--only NAME] [--json out.json]
+
+Goals (issue 13): recall ≥ 0.98, breadcrumb ≥ 0.95, 0 duplicates, 0 markup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import re
+import sys
+import time
+from bisect import bisect_left, bisect_right
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (scripts/ on path)
+
+from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline.errors import ExtractionError  # noqa: E402
+from pipeline.extract.dispatch import extract_path  # noqa: E402
+from pipeline.model import Chunk  # noqa: E402
+
+MARKUP = re.compile(
+    r"[*`]|\\[^\w\s]|&(?:#\d+|#x[0-9a-f]+|[a-z]+);|</?[a-z][^>]*>|(?<!\w)_|_(?!\w)", re.I
+)
+
+
+@dataclass
+class BookScore:
+    name: str
+    truth: int = 0  # TOC entries of the top two levels
+    detected: int = 0  # heading lines at depth <= 2 (1 for a flat TOC)
+    nested: int = 0  # truth entries found, nested as in the TOC
+    precise: int = 0  # of ``detected``, those that are a top-two TOC entry
+    crumb_ok: int = 0
+    crumb_n: int = 0
+    spanning: int = 0  # chunks holding several top-level entries: not counted
+    duplicates: int = 0
+    markup: int = 0
+    markup_examples: tuple[str, ...] = ()
+    headings: int = 0
+    chunks: int = 0
+    mode: str = ""
+    error: str = ""
+    seconds: float = 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.nested / self.truth if self.truth else 0.0
+
+    @property
+    def precision(self) -> float:
+        return self.precise / self.detected if self.detected else 0.0
+
+    @property
+    def crumb(self) -> float:
+        return self.crumb_ok / self.crumb_n if self.crumb_n else 0.0
+
+
+def duplicates(found: list[Found], text: str) -> int:
+    """Heading lines repeating the one before: the same title (case and punctuation folded),
+    or the same normalized title with nothing but space between the two lines."""
+    count = 0
+    for a, b in itertools.pairwise(found):
+        same = _fold(a.title) == _fold(b.title)
+        adjacent = not text[a.start : b.start].split("\n", 1)[-1].strip()
+        count += same or (adjacent and norm(a.title) == norm(b.title))
+    return count
+
+
+def _fold(title: str) -> str:
+    return re.sub(r"[\W_]+", "", title.casefold())
+
+
+def parents(levels: list[int]) -> list[int]:
+    """Index of each item's nearest earlier item with a lower level (-1 for none)."""
+    out: list[int] = []
+    stack: list[int] = []
+    for i, lvl in enumerate(levels):
+        while stack and levels[stack[-1]] >= lvl:
+            stack.pop()
+        out.append(stack[-1] if stack else -1)
+        stack.append(i)
+    return out
+
+
+def depths(levels: list[int]) -> list[int]:
+    par = parents(levels)
+    out: list[int] = []
+    for p in par:
+        out.append(1 if p < 0 else out[p] + 1)
+    return out
+
+
+def structure_scores(
+    s: BookScore,
+    truth: list[dict[str, Any]],
+    found: list[Found],
+    chunks: list[Chunk],
+    text: str,
+) -> None:
+    """Fill ``s`` from the truth TOC, the heading lines found and the chunks."""
+    t_levels = [int(e["level"]) for e in truth]
+    t_depth = depths(t_levels)
+    t_parent = parents(t_levels)
+    top = {t for t, d in enumerate(t_depth) if d <= 2}
+    f_levels = [f.level for f in found]
+    f_parent = parents(f_levels)
+    f_depth = depths(f_levels)
+    pairs = match(truth, found, paged=False)  # found index -> truth index
+    of_truth = {t: j for j, t in pairs.items()}
+    nested = {
+        t
+        for t in top
+        if t in of_truth
+        and (
+            (t_parent[t] < 0 and f_parent[of_truth[t]] < 0)
+            or (t_parent[t] >= 0 and f_parent[of_truth[t]] == of_truth.get(t_parent[t], -2))
+        )
+    }
+    s.truth = len(top)
+    s.nested = len(nested)
+    limit = min(2, max(t_depth, default=1))
+    counted = [j for j, d in enumerate(f_depth) if d <= limit]
+    s.detected = len(counted)
+    s.precise = sum(1 for j in counted if pairs.get(j) in top)
+    s.headings = len(found)
+    s.duplicates = duplicates(found, text)
+    titles = [f.title for f in found]
+    titles += [t for c in chunks for t in (*c.breadcrumb[1:], c.section_title)]
+    bad = sorted({t for t in titles if MARKUP.search(t)})
+    s.markup = len(bad)
+    s.markup_examples = tuple(bad[:3])
+    anchors = sorted((found[of_truth[t]].start, t) for t in top if t in of_truth)
+    s.chunks = len(chunks)
+    for c in chunks:
+        entry = entry_of(c, anchors, t_parent)
+        if entry is None:
+            continue
+        if entry < 0:
+            s.spanning += 1
+            continue
+        s.crumb_n += 1
+        s.crumb_ok += norm(str(truth[entry]["title"])) in {norm(b) for b in c.breadcrumb}
+
+
+def entry_of(c: Chunk, anchors: list[tuple[int, int]], parent: list[int]) -> int | None:
+    """The TOC entry chunk ``c`` falls under: the one whose heading line is last at or before
+    its start, or, when heading lines of entries lie inside it (small sections packed
+    together), the deepest entry enclosing them all. None before the first entry, -1 when
+    the chunk spans top-level entries."""
+    starts = [a for a, _ in anchors]
+    lo = bisect_left(starts, c.char_start)
+    hi = bisect_left(starts, c.char_end)
+    inside = [t for _, t in anchors[lo:hi]]
+    if not inside:
+        k = bisect_right(starts, c.char_start) - 1
+        return anchors[k][1] if k >= 0 else None
+    chains = [ancestry(t, parent) for t in inside]
+    common = [t for t in chains[0] if all(t in ch for ch in chains[1:])]
+    return common[0] if common else -1
+
+
+def ancestry(t: int, parent: list[int]) -> list[int]:
+    """``t`` and its TOC ancestors, deepest first."""
+    out = [t]
+    while parent[out[-1]] >= 0:
+        out.append(parent[out[-1]])
+    return out
+
+
+def run_one(path: Path, truth_path: Path) -> BookScore:
+    truth = json.loads(truth_path.read_text(encoding="utf-8"))
+    s = BookScore(path.name)
+    t0 = time.perf_counter()
+    try:
+        doc = extract_path(path)
+    except ExtractionError as exc:
+        s.error = f"{type(exc).__name__}: {exc.reason}"
+        return s
+    s.mode = str(doc.heading_mode or "")
+    nav_doc = str(doc.metadata.get("nav_source", "")).partition(":")[2]
+    # the navigation document itself is left out of the text as TOC boilerplate
+    truth = [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
+    structure_scores(s, truth, detected_headings(doc), chunk_document(doc), doc.text)
+    s.seconds = time.perf_counter() - t0
+    return s
+
+
+def _same_file(href: object, name: str) -> bool:
+    target = str(href or "").split("#", 1)[0]
+    return bool(target) and (name == target or name.endswith("/" + target))
+
+
+def table(rows: list[BookScore]) -> str:
+    out = [
+        "| file | mode | TOC top-2 | found (nested) | recall | depth≤2 lines | precision"
+        " | breadcrumb (ok/n) | spanning | duplicates | markup | s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        if r.error:
+            out.append(f"| {r.name} | error | {r.truth} | | | | | | | | | |  ← {r.error}")
+            continue
+        out.append(
+            f"| {r.name} | {r.mode} | {r.truth} | {r.nested} | {r.recall:.3f} | {r.detected}"
+            f" | {r.precision:.3f} | {r.crumb:.3f} ({r.crumb_ok}/{r.crumb_n}) | {r.spanning}"
+            f" | {r.duplicates}"
+            f" | {r.markup} | {r.seconds:.1f} |"
+        )
+    ok = [r for r in rows if not r.error]
+    if ok:
+        truth = sum(r.truth for r in ok)
+        n = sum(r.crumb_n for r in ok)
+        out.append(
+            f"| **all** | | {truth} | {sum(r.nested for r in ok)}"
+            f" | **{sum(r.nested for r in ok) / max(1, truth):.3f}**"
+            f" | {sum(r.detected for r in ok)}"
+            f" | **{sum(r.precise for r in ok) / max(1, sum(r.detected for r in ok)):.3f}**"
+            f" | **{sum(r.crumb_ok for r in ok) / max(1, n):.3f}** | {sum(r.spanning for r in ok)}"
+            f" | {sum(r.duplicates for r in ok)}"
+            f" | {sum(r.markup for r in ok)} | |"
+        )
+    examples = [f"{r.name}: {list(r.markup_examples)}" for r in ok if r.markup_examples]
+    if examples:
+        out.append("\nMarkup in titles, e.g.: " + "; ".join(examples))
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    ap.add_argument("--only", default="", help="substring of file names to keep")
+    ap.add_argument("--json", type=Path, help="write all scores here")
+    args = ap.parse_args(argv)
+    epubs = sorted(
+        (p, p.with_name(p.stem + ".toc.json"))
+        for p in (args.corpus / "epub").glob("*.epub")
+        if p.with_name(p.stem + ".toc.json").is_file() and args.only in p.name
+    )
+    if not epubs:
+        print(f"no EPUB with a .toc.json under {args.corpus / 'epub'}", file=sys.stderr)
+        return 2
+    rows = [run_one(p, t) for p, t in epubs]
+    print("## EPUB structure, nav as truth\n")
+    print(table(rows), flush=True)
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                [
+                    asdict(r)
+                    | {"recall": r.recall, "precision": r.precision, "breadcrumb": r.crumb}
+                    for r in rows
+                ],
+                indent=1,
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
