@@ -127,14 +127,48 @@ def test_giant_word_is_cut_not_oversized() -> None:
     assert not any(c.oversized for c in chunks)
 
 
-def test_single_huge_row_is_oversized() -> None:
-    row = "| " + " ".join(["cell"] * 3000) + " | b |"
-    src = doc("| a | b |\n|---|---|\n" + row)
-    chunks = chunk_markdown(src)
-    assert_invariants(src, chunks)
-    assert any(c.oversized for c in chunks)
+def test_huge_row_splits_inside_its_cells_and_every_part_names_its_row() -> None:
+    text = " ".join(f"Sentence {i} says what the parameter does." for i in range(300))
+    assert len(text) > 12_000
+    header = "| Parameter | Required | Description |\n|---|---|---|"
+    src = doc("# API", header + "\n| q | yes | " + text + " |\n| page | no | The page. |")
     cfg = make_config()
-    assert all(c.oversized for c in chunks if c.est_tokens > cfg.snippet_max)
+    chunks = chunk_markdown(src, cfg)
+    assert_invariants(src, chunks, cfg)
+    assert not any(c.oversized for c in chunks)
+    assert all(c.est_tokens <= cfg.snippet_max for c in snippets(chunks))
+    parts = [c for c in snippets(chunks) if "Sentence" in c.text]
+    assert len(parts) > 5
+    for c in parts:
+        assert c.text.startswith(header + "\n| q | yes | ") or c.char_start < src.index("| q |")
+        row = c.text.split("\n")[2]
+        assert row.startswith("| q | ") and row.endswith(" |")
+        # cut between sentences, never inside one
+        assert re.fullmatch(r"\| q \| yes \| (Sentence \d+ says what the parameter does\. ?)+\|", row)
+    assert "| page | no | The page. |" in parts[-1].text or any(
+        "| page |" in c.text for c in snippets(chunks)
+    )
+
+
+def test_row_part_in_a_later_cell_keeps_the_columns() -> None:
+    words = " ".join(f"w{i}" for i in range(4000))
+    src = doc("| key | a | b |\n|---|---|---|\n| k1 | short | " + words + " |")
+    cfg = make_config({"preset": "small"})
+    chunks = chunk_markdown(src, cfg)
+    assert_invariants(src, chunks, cfg)
+    later = [c for c in snippets(chunks) if c.prefix_chars and "w3999" in c.text]
+    assert later and later[0].text.split("\n")[2].startswith("| k1 | | w")
+
+
+def test_a_word_longer_than_the_budget_in_a_cell_is_the_only_oversized_part() -> None:
+    row = "| key | " + "intro words here " * 5 + "x" * 6000 + " tail words |"
+    src = doc("| a | b |\n|---|---|\n" + row)
+    cfg = make_config()
+    chunks = chunk_markdown(src, cfg)
+    assert_invariants(src, chunks, cfg)
+    over = [c for c in snippets(chunks) if c.oversized]
+    assert len(over) == 1 and "x" * 6000 in over[0].text
+    assert all(c.est_tokens <= cfg.snippet_max for c in snippets(chunks) if not c.oversized)
 
 
 def test_list_split_by_items() -> None:
