@@ -6,11 +6,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from .chunk.rows import CUT
+from .chunk.split import CODE_CONTINUATION
 from .config import ChunkConfig
-from .model import Chunk
-from .parse.blocks import parse_markdown
+from .model import Block, Chunk
+from .parse.blocks import parse_markdown, split_row, table_headers
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+_SEPARATOR = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 
 
 def check_chunks(
@@ -54,8 +57,9 @@ def check_chunks(
 
 def _cut_blocks(src: str, chunks: Sequence[Chunk]) -> list[str]:
     """A chunk that cuts a fenced code block carries the opening fence line (prefix) and
-    a closing fence (suffix) on the cut sides; a cut table keeps its header and is cut
-    only between rows."""
+    a closing fence (suffix) on the cut sides; one that starts inside a table repeats its
+    header (see ``_table_part``). A chunk starts or ends inside a line of either only
+    where that line alone was over budget, and then says so."""
     problems: list[str] = []
     blocks, _ = parse_markdown(src)
     cut = [b for b in blocks if b.kind in ("code", "table")]
@@ -68,23 +72,65 @@ def _cut_blocks(src: str, chunks: Sequence[Chunk]) -> list[str]:
             k += 1
             if b.end <= c.char_start:
                 continue
-            eol = src.find("\n", b.start, b.end)
-            head = src[b.start : b.end if eol == -1 else eol]
-            fenced = b.kind == "code" and bool(_FENCE.match(head))
             inner_start, inner_end = c.char_start > b.start, c.char_end < b.end
-            if inner_start and src[c.char_start - 1] != "\n":
-                problems.append(f"{tag}: starts mid-line inside a {b.kind} block")
-            if inner_end and c.char_end < len(src) and src[c.char_end] != "\n":
-                problems.append(f"{tag}: ends mid-line inside a {b.kind} block")
-            if fenced and inner_start and not c.text.startswith(head + "\n"):
-                problems.append(f"{tag}: split code does not repeat its opening fence")
-            if fenced and inner_end and not _FENCE.match(c.text.rsplit("\n", 1)[-1]):
-                problems.append(f"{tag}: split code is not closed")
-            if b.kind == "table" and inner_start:
-                header = "\n".join(src[b.start : b.end].split("\n", 2)[:2])
-                if not c.text.startswith(header + "\n"):
-                    problems.append(f"{tag}: split table does not repeat its header")
+            edges = (
+                inner_start,
+                inner_start and src[c.char_start - 1] != "\n",
+                inner_end and c.char_end < len(src) and src[c.char_end] != "\n",
+            )
+            check = _table_part if b.kind == "table" else _code_part
+            problems.extend(f"{tag}: {p}" for p in check(src, b, c, *edges))
     return problems
+
+
+def _code_part(
+    src: str, b: Block, c: Chunk, inner_start: bool, mid_start: bool, mid_end: bool
+) -> list[str]:
+    """A cut code line: the part that ends inside it carries the continuation marker, the
+    part that starts inside it a prefix (the opening fence, or an indent for indented code)."""
+    out: list[str] = []
+    eol = src.find("\n", b.start, b.end)
+    head = src[b.start : b.end if eol == -1 else eol]
+    fenced = bool(_FENCE.match(head))
+    if fenced and inner_start and not c.text.startswith(head + "\n"):
+        out.append("split code does not repeat its opening fence")
+    if fenced and c.char_end < b.end and not _FENCE.match(c.text.rsplit("\n", 1)[-1]):
+        out.append("split code is not closed")
+    if mid_start and not c.prefix_chars:
+        out.append("starts mid-line inside a code block without a prefix")
+    if mid_end and not c.text[len(c.text) - c.suffix_chars :].startswith(CODE_CONTINUATION):
+        out.append("ends mid-line inside a code block without the continuation marker")
+    return out
+
+
+def _table_part(
+    src: str, b: Block, c: Chunk, inner_start: bool, mid_start: bool, mid_end: bool
+) -> list[str]:
+    """A part of a table repeats its header row (cells trimmed, a long one cut at a word
+    and marked …) and a separator line; a part of a row cut inside repeats the row's key
+    cell with an empty cell per column skipped, and ends with a pipe."""
+    out: list[str] = []
+    if inner_start or (c.char_start == b.start and c.prefix_chars):
+        lines = c.text.split("\n", 2)
+        cells, header = split_row(lines[0]), table_headers(src, b)
+        same = len(cells) == len(header) and all(map(_same_or_cut, cells, header))
+        if not same or len(lines) < 2 or not _SEPARATOR.fullmatch(lines[1]):
+            out.append("split table does not repeat its header")
+    if mid_start:
+        row_start = src.rfind("\n", b.start, c.char_start) + 1
+        lead = c.text[: c.prefix_chars].rsplit("\n", 1)[-1]
+        mine, theirs = split_row(lead + "x"), split_row(src[row_start : c.char_start] + "x")
+        if len(mine) != len(theirs) or (len(theirs) > 1 and not _same_or_cut(mine[0], theirs[0])):
+            out.append("a part of a split row does not repeat its key in the row's columns")
+    if mid_end and not c.text.endswith("|"):
+        out.append("a part of a split row is not closed")
+    return out
+
+
+def _same_or_cut(repeated: str, cell: str) -> bool:
+    return repeated == cell or (
+        repeated.endswith(CUT) and cell.startswith(repeated.removesuffix(CUT).rstrip())
+    )
 
 
 def _coverage(
@@ -106,5 +152,3 @@ def _coverage(
     if starts != sorted(starts):
         problems.append("coverage: sections are not in document order")
     return problems
-
-

@@ -68,7 +68,9 @@ def measure(chunks: list[Chunk], wordpiece: WordPieceCounter, limit: int, into: 
 
 def report(windows: dict[str, Window], limit: int, counter: str) -> None:
     print(f"\nsnippets over {limit} true WordPiece tokens (retrieval_text), counter: {counter}")
-    print(f"{'corpus':<40} {'snippets':>9} {'over':>6} {'share':>8} {'largest':>8} {'oversized':>9}")
+    print(
+        f"{'corpus':<40} {'snippets':>9} {'over':>6} {'share':>8} {'largest':>8} {'oversized':>9}"
+    )
     for path, w in windows.items():
         share = 100 * w.over / w.snippets if w.snippets else 0.0
         print(
@@ -112,7 +114,9 @@ def main() -> int:
                     print(f"  {p}")
     dt = time.perf_counter() - t0
     if wordpiece is not None:
-        report(windows, config.snippet_max, args.tokenizer or f"estimator ({config.estimator_bias})")
+        report(
+            windows, config.snippet_max, args.tokenizer or f"estimator ({config.estimator_bias})"
+        )
     print(
         f"{n_files} files, {n_chunks} chunks, {bad} file(s) with violations ({dt:.1f}s)",
         file=sys.stderr,

@@ -140,14 +140,14 @@ def test_huge_row_splits_inside_its_cells_and_every_part_names_its_row() -> None
     parts = [c for c in snippets(chunks) if "Sentence" in c.text]
     assert len(parts) > 5
     for c in parts:
-        assert c.text.startswith(header + "\n| q | yes | ") or c.char_start < src.index("| q |")
-        row = c.text.split("\n")[2]
-        assert row.startswith("| q | ") and row.endswith(" |")
-        # cut between sentences, never inside one
-        assert re.fullmatch(r"\| q \| yes \| (Sentence \d+ says what the parameter does\. ?)+\|", row)
-    assert "| page | no | The page. |" in parts[-1].text or any(
-        "| page |" in c.text for c in snippets(chunks)
-    )
+        assert header + "\n| q |" in c.text  # a valid table that names its row
+        (row,) = [ln for ln in c.text.split("\n") if ln.startswith("| q |")]
+        # cut between sentences, never inside one; later parts leave "Required" empty
+        assert re.fullmatch(
+            r"\| q \| (yes )?\| (Sentence \d+ says what the parameter does\. ?)+\|", row
+        )
+    joined = " ".join(c.text[c.prefix_chars : len(c.text) - c.suffix_chars] for c in parts)
+    assert all(f"Sentence {i} says" in joined for i in range(300))
 
 
 def test_row_part_in_a_later_cell_keeps_the_columns() -> None:
@@ -185,9 +185,7 @@ def test_overlap_is_whole_blocks_and_not_before_headings() -> None:
     paras = [f"Paragraph {i}. {PARA}" for i in range(60)]
     src = doc("# O", *paras)
     snips = snippets(chunk_markdown(src))
-    overlapping = [
-        (a, b) for a, b in itertools.pairwise(snips) if b.char_start < a.char_end
-    ]
+    overlapping = [(a, b) for a, b in itertools.pairwise(snips) if b.char_start < a.char_end]
     assert overlapping
     for a, b in overlapping:
         assert src[b.char_start : b.char_start + 10].startswith("Paragraph")
