@@ -11,6 +11,7 @@ from .chunk.split import CODE_CONTINUATION
 from .config import ChunkConfig
 from .model import Block, Chunk
 from .parse.blocks import parse_markdown, split_row, table_headers
+from .parse.headings import parse_text
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _SEPARATOR = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
@@ -27,7 +28,7 @@ def check_chunks(
     """Violations of invariants 1-3 (offsets, coverage, budget, fences, rows).
 
     ``excluded`` are source ranges legitimately left out of sections (frontmatter
-    kept as metadata). Fence and row checks apply to markdown (flat text has none).
+    kept as metadata). Row checks apply to the pipe tables of flat text too.
     """
     config = config or ChunkConfig()
     problems: list[str] = []
@@ -49,19 +50,21 @@ def check_chunks(
                 problems.append(f"{tag}: parent {c.parent_id} is not a section")
             elif not (parent.char_start <= c.char_start and c.char_end <= parent.char_end):
                 problems.append(f"{tag}: not inside its parent section")
-    if markup == "markdown":
-        problems.extend(_cut_blocks(src, chunks))
+    # Flat text has no code fences, but extractors emit the tables they recover as pipe tables.
+    blocks = (
+        parse_markdown(src)[0] if markup == "markdown" else parse_text(src, heuristics=False)[0]
+    )
+    problems.extend(_cut_blocks(src, chunks, blocks))
     problems.extend(_coverage(src, sections, excluded))
     return problems
 
 
-def _cut_blocks(src: str, chunks: Sequence[Chunk]) -> list[str]:
+def _cut_blocks(src: str, chunks: Sequence[Chunk], blocks: Sequence[Block]) -> list[str]:
     """A chunk that cuts a fenced code block carries the opening fence line (prefix) and
     a closing fence (suffix) on the cut sides; one that starts inside a table repeats its
     header (see ``_table_part``). A chunk starts or ends inside a line of either only
     where that line alone was over budget, and then says so."""
     problems: list[str] = []
-    blocks, _ = parse_markdown(src)
     cut = [b for b in blocks if b.kind in ("code", "table")]
     starts = [b.start for b in cut]
     for c in chunks:
@@ -117,7 +120,7 @@ def _table_part(
         if not same or len(lines) < 2 or not _SEPARATOR.fullmatch(lines[1]):
             out.append("split table does not repeat its header")
     if mid_start:
-        row_start = src.rfind("\n", b.start, c.char_start) + 1
+        row_start = max(b.start, src.rfind("\n", b.start, c.char_start) + 1)
         lead = c.text[: c.prefix_chars].rsplit("\n", 1)[-1]
         mine, theirs = split_row(lead + "x"), split_row(src[row_start : c.char_start] + "x")
         if len(mine) != len(theirs) or (len(theirs) > 1 and not _same_or_cut(mine[0], theirs[0])):

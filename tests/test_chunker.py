@@ -269,3 +269,18 @@ def test_heading_depth_limits_sections() -> None:
     src = doc("# A", body, "## B", body, "### C", body)
     chunks = chunk_markdown(src, make_config({"heading_depth": 2}))
     assert all("C" not in c.breadcrumb for c in chunks)
+
+
+def test_a_header_row_over_budget_in_flat_text_splits_into_valid_tables() -> None:
+    """PDF tables arrive as flat text; their header cells sometimes caught a paragraph."""
+    cell = " ".join(f"Obligations clause {i} applies here." for i in range(120))
+    src = doc("Intro line.", f"| {cell} | {cell} |\n|---|---|\n| 2016 | $42,545 |")
+    cfg = make_config()
+    chunks = chunk_text(src, cfg)
+    assert_invariants(src, chunks, cfg, markup="text")
+    parts = [c for c in snippets(chunks) if "Obligations clause" in c.text[c.prefix_chars :]]
+    assert len(parts) > 2 and not any(c.oversized for c in chunks)
+    for c in parts:
+        head, sep, first = c.text.split("\n", 3)[:3]
+        assert head.startswith("| Obligations clause 0") and head.endswith(" |")
+        assert sep == "|---|---|" and first.startswith("| ")

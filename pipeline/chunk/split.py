@@ -70,7 +70,7 @@ def _seams(src: str, start: int, end: int, sep: re.Pattern[str]) -> list[Range]:
 
 
 def _line_start(src: str, floor: int, pos: int) -> int:
-    return src.rfind("\n", floor, pos) + 1 if pos > floor else floor
+    return max(floor, src.rfind("\n", floor, pos) + 1)
 
 
 def _mid_line(src: str, block: Block, s: int) -> bool:
@@ -240,16 +240,17 @@ def _table(
                 return parts
         return [(s, e)]
 
-    start, end = r
-    atoms = _lines(src, start, end)
-    if atoms and atoms[0][0] == block.start and len(atoms) >= 2:
-        if not costly:
-            glue = 3 if len(atoms) >= 3 else 2
-            atoms[0:glue] = [(atoms[0][0], atoms[glue - 1][1])]
-        elif dropped and len(atoms) >= 3:
-            del atoms[1]
-            if CUT not in head:
-                del atoms[0]  # the compact header says all the header row says
+    atoms = _lines(src, *r)
+    if not costly and len(atoms) >= 2 and atoms[0][0] == block.start:
+        glue = 3 if len(atoms) >= 3 else 2
+        atoms[0:glue] = [(atoms[0][0], atoms[glue - 1][1])]
+    elif dropped and header_end < block.end:
+        # the compact header stands in for the separator, and for the header row too
+        # when it holds all of it
+        left_out = {(header_row_end + 1, header_end)}
+        if CUT not in head:
+            left_out.add((block.start, header_row_end))
+        atoms = [a for a in atoms if a not in left_out]
     return atoms, dress, refine
 
 

@@ -282,7 +282,8 @@ class _Builder:
                     out.append(Unit(i, b.start, b.end, t))
             return out
         for u in ranges:
-            if u.tokens > budget and not u.oversized:
+            # without cover, an oversized table separator is left out: split again
+            if u.tokens > budget and (not u.oversized or not cover):
                 b, r = blocks[u.block], (u.start, u.end)
                 out.extend(split_block(src, b, u.block, r, budget, count, cover=cover))
             else:
