@@ -13,6 +13,7 @@ from .model import Block, Chunk
 from .parse.blocks import parse_markdown, split_row, table_headers
 from .parse.headings import parse_text
 
+_MARKUP_ONLY = " \t\n>"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
 _SEPARATOR = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 
@@ -39,6 +40,8 @@ def check_chunks(
         inner = c.text[c.prefix_chars : len(c.text) - c.suffix_chars]
         if inner != src[c.char_start : c.char_end]:
             problems.append(f"{tag}: text does not match src[{c.char_start}:{c.char_end}]")
+        if c.char_end <= c.char_start:
+            problems.append(f"{tag}: empty range [{c.char_start}:{c.char_end}]")
         maximum = config.section_max if c.tier == "section" else config.snippet_max
         if c.est_tokens > maximum and not c.oversized:
             problems.append(f"{tag}: {c.est_tokens} tokens > max {maximum} and not oversized")
@@ -56,7 +59,62 @@ def check_chunks(
     )
     problems.extend(_cut_blocks(src, chunks, blocks))
     problems.extend(_coverage(src, sections, excluded))
+    problems.extend(_snippet_coverage(src, chunks, blocks))
     return problems
+
+
+def _snippet_coverage(src: str, chunks: Sequence[Chunk], blocks: Sequence[Block]) -> list[str]:
+    """Every non-blank character in a section is in some snippet (a section's leading
+    overlap is in the previous section's), except a table's header and separator lines,
+    which a snippet may carry as its compact prefix instead; blank quote lines between
+    split quote paragraphs count as blank."""
+    heads = [(b.start, _nth_eol(src, b, 2)) for b in blocks if b.kind == "table"]
+    spans = sorted((c.char_start, c.char_end) for c in chunks if c.tier == "snippet")
+    problems: list[str] = []
+    pos = 0
+    for sec in sorted((c.char_start, c.char_end) for c in chunks if c.tier == "section"):
+        pos = max(pos, sec[0])
+        k = bisect_right(spans, (pos, pos))
+        for start, end in [*spans[max(0, k - 1) :], (sec[1], sec[1])]:
+            if start >= sec[1] and pos >= sec[1]:
+                break
+            gap = [src[a:b] for a, b in _outside(pos, min(start, sec[1]), heads)]
+            if "".join(gap).strip(_MARKUP_ONLY):
+                problems.append(f"coverage: src[{pos}:{start}] is in a section but in no snippet")
+            pos = max(pos, end)
+            if pos >= sec[1]:
+                break
+    return problems
+
+
+def _nth_eol(src: str, b: Block, n: int) -> int:
+    pos = b.start
+    for _ in range(n):
+        eol = src.find("\n", pos, b.end)
+        if eol == -1:
+            return b.end
+        pos = eol + 1
+    return pos - 1
+
+
+def _outside(start: int, end: int, skip: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[start, end)`` minus the sorted ranges ``skip``."""
+    out: list[tuple[int, int]] = []
+    k = max(0, bisect_right(skip, (start, start)) - 1)
+    pos = start
+    while pos < end and k < len(skip):
+        a, b = skip[k]
+        k += 1
+        if b <= pos:
+            continue
+        if a >= end:
+            break
+        if a > pos:
+            out.append((pos, a))
+        pos = max(pos, b)
+    if pos < end:
+        out.append((pos, end))
+    return out
 
 
 def _cut_blocks(src: str, chunks: Sequence[Chunk], blocks: Sequence[Block]) -> list[str]:

@@ -126,25 +126,26 @@ def _group(
     while queue:
         s, e = queue.pop()
         t = count(src[s:e])
+        if run and run_tokens + t + _dress_cost(dress, run[0][0], e, count) <= budget:
+            run.append((s, e))
+            run_tokens += t
+            continue
         if t + _dress_cost(dress, s, e, count) > budget:
             finer = refine(s, e)
             if len(finer) > 1:
                 queue.extend(reversed(finer))
                 continue
-            if run:  # close the run first; the atoms it gives back go before this one
-                queue.append((s, e))
-                yield flush()
-                run_tokens = 0
-                continue
-            run.append((s, e))
-            yield emit(oversized=True)
-            run.clear()
-            continue
-        if run and run_tokens + t + _dress_cost(dress, run[0][0], e, count) > budget:
+        if run:  # close the run first; the atoms it gives back go before this one
+            queue.append((s, e))
             yield flush()
             run_tokens = 0
+            continue
         run.append((s, e))
         run_tokens += t
+        if t + _dress_cost(dress, s, e, count) > budget:
+            yield emit(oversized=True)
+            run.clear()
+            run_tokens = 0
     if run:
         yield flush()
 
