@@ -145,6 +145,6 @@ HOSTILE_TEXT = st.one_of(
 @st.composite
 def fuzz_doc(draw: st.DrawFn) -> str:
     """Markdown/MDX mixtures with hostile text spliced between blocks."""
-    parts = draw(st.lists(st.one_of(BLOCK, MDX_BLOCK, HOSTILE_TEXT), max_size=40))
+    parts = draw(st.lists(st.one_of(BLOCK, MDX_BLOCK, HOSTILE_TEXT, LONG_ATOM), max_size=40))
     sep = draw(st.sampled_from(["\n\n", "\n", "\r\n\r\n", "\r"]))
     return sep.join(parts)

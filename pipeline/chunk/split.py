@@ -1,13 +1,14 @@
 """Split one block that exceeds a budget into pieces along its natural seams.
 
 Code splits by lines (the opening fence and language repeated, every piece closed),
-tables by rows (header and separator repeated), lists by top-level items, quotes by
-paragraphs, prose by sentences then words then characters. A line still over budget is
-cut inside: a table row at its cells, then sentences, then words, each part repeating the
-header and the row's key cell; a code line at whitespace, a part that ends inside the line
-marked with a continuation; list items and quote paragraphs at sentences, then words, then
-characters, a part that starts inside a line repeating the item's or quote's marker. Only a
-single word over budget in a table row or a code line stays whole, as an ``oversized`` piece.
+tables by rows (header and separator repeated, compactly: ``rows.compact_header``), lists
+by top-level items, quotes by paragraphs, prose by sentences then words then characters.
+A line still over budget is cut inside: a table row at its cells, then sentences, then
+words, each part repeating the header and the row's key cell; a code line at whitespace,
+a part that ends inside the line marked with a continuation; list items and quote
+paragraphs at sentences, then words, then characters, a part that starts inside a line
+repeating the item's or quote's marker. Only a single word over budget in a table row or
+a code line stays whole, as an ``oversized`` piece.
 """
 
 from __future__ import annotations
