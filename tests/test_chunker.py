@@ -284,3 +284,12 @@ def test_a_header_row_over_budget_in_flat_text_splits_into_valid_tables() -> Non
         head, sep, first = c.text.split("\n", 3)[:3]
         assert head.startswith("| Obligations clause 0") and head.endswith(" |")
         assert sep == "|---|---|" and first.startswith("| ")
+
+
+def test_sentence_split_keeps_closing_quotes_and_brackets() -> None:
+    para = " ".join(f"She said “line {i} is done.” (See note {i}.)" for i in range(300))
+    src = doc("# Q", para)
+    chunks = chunk_markdown(src)
+    assert_invariants(src, chunks)  # every character of a section is in a snippet
+    texts = [c.text for c in snippets(chunks)]
+    assert all(t.count("“") == t.count("”") and t.count("(") == t.count(")") for t in texts)

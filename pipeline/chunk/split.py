@@ -32,7 +32,8 @@ _FENCE_OPEN = re.compile(r"( {0,3})(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"( {0,3})(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 _QUOTE_MARK = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
 _QUOTE_BLANK = re.compile(r"[ \t]*>?[ \t]*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]”’]*\s+")
+# The seam is the whitespace (the last group) after a sentence's end and its closers.
+_SENTENCE_END = re.compile(r"[.!?。！？][\"')\]”’]*(\s+)")
 _SPACE = re.compile(r"\s+")
 
 
@@ -52,9 +53,10 @@ def _by_regex(src: str, start: int, end: int, sep: re.Pattern[str]) -> list[Rang
     out: list[Range] = []
     pos = start
     for m in sep.finditer(src, start, end):
-        if m.start() > pos:
-            out.append((pos, m.start()))
-        pos = m.end()
+        seam_start, seam_end = m.span(sep.groups)
+        if seam_start > pos:
+            out.append((pos, seam_start))
+        pos = seam_end
     if pos < end:
         out.append((pos, end))
     return out
