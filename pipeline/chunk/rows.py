@@ -16,7 +16,7 @@ Range = tuple[int, int]
 ROW_CLOSE = " |"  # closes a part of a row cut inside a cell
 REPEAT_CHARS = 80  # a header or key cell repeated in a prefix is cut to this, at a word
 CUT = "…"
-PIPE = re.compile(r"(?<!\\)\|")
+_PIPE = re.compile(r"(?<!\\)\|")
 _NONSPACE = re.compile(r"\S")
 _ALIGN = re.compile(r"\s*(:?)-*(:?)\s*")
 
@@ -44,11 +44,9 @@ def compact_header(src: str, block: Block) -> tuple[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One row line: where it starts and ends, its key (first) cell as repeated, whether
-    it opens with a pipe, and its separator pipes (neither the opening nor the closing one)."""
+    """One row line: its key (first) cell as repeated, whether it opens with a pipe, and
+    its separator pipes (neither the opening nor the closing one)."""
 
-    start: int
-    end: int
     key: str
     opened: bool
     seps: tuple[int, ...]
@@ -56,7 +54,7 @@ class Row:
     @classmethod
     def at(cls, src: str, start: int, end: int) -> Row:
         first = _NONSPACE.search(src, start, end)
-        pipes = [m.start() for m in PIPE.finditer(src, start, end)]
+        pipes = [m.start() for m in _PIPE.finditer(src, start, end)]
         opened = bool(pipes) and first is not None and pipes[0] == first.start()
         if opened:
             pipes = pipes[1:]
@@ -65,7 +63,7 @@ class Row:
         key = src[start : pipes[0]] if pipes else ""
         if len(key) > REPEAT_CHARS:
             key = ("| " if opened else "") + _short(key.strip().removeprefix("|").strip()) + " "
-        return cls(start, end, key, opened, tuple(pipes))
+        return cls(key, opened, tuple(pipes))
 
     def lead(self, s: int) -> str:
         """What opens a part starting at ``s`` inside the row: the key cell and an empty

@@ -17,11 +17,10 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..model import Block
-from .rows import CUT, ROW_CLOSE, Row, compact_header
+from .rows import CUT, ROW_CLOSE, Range, Row, compact_header
 from .units import Unit
 
 Count = Callable[[str], int]
-Range = tuple[int, int]
 Dress = Callable[[int, int], tuple[str, str]]
 Refine = Callable[[int, int], list[Range]]
 
