@@ -6,11 +6,16 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from .chunk.rows import CUT
+from .chunk.split import CODE_CONTINUATION
 from .config import ChunkConfig
-from .model import Chunk
-from .parse.blocks import parse_markdown
+from .model import Block, Chunk
+from .parse.blocks import parse_markdown, split_row, table_headers
+from .parse.headings import parse_text
 
+_MARKUP_ONLY = " \t\n>"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")
+_SEPARATOR = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
 
 
 def check_chunks(
@@ -24,7 +29,7 @@ def check_chunks(
     """Violations of invariants 1-3 (offsets, coverage, budget, fences, rows).
 
     ``excluded`` are source ranges legitimately left out of sections (frontmatter
-    kept as metadata). Fence and row checks apply to markdown (flat text has none).
+    kept as metadata). Row checks apply to the pipe tables of flat text too.
     """
     config = config or ChunkConfig()
     problems: list[str] = []
@@ -35,6 +40,8 @@ def check_chunks(
         inner = c.text[c.prefix_chars : len(c.text) - c.suffix_chars]
         if inner != src[c.char_start : c.char_end]:
             problems.append(f"{tag}: text does not match src[{c.char_start}:{c.char_end}]")
+        if c.char_end <= c.char_start:
+            problems.append(f"{tag}: empty range [{c.char_start}:{c.char_end}]")
         maximum = config.section_max if c.tier == "section" else config.snippet_max
         if c.est_tokens > maximum and not c.oversized:
             problems.append(f"{tag}: {c.est_tokens} tokens > max {maximum} and not oversized")
@@ -46,18 +53,76 @@ def check_chunks(
                 problems.append(f"{tag}: parent {c.parent_id} is not a section")
             elif not (parent.char_start <= c.char_start and c.char_end <= parent.char_end):
                 problems.append(f"{tag}: not inside its parent section")
-    if markup == "markdown":
-        problems.extend(_cut_blocks(src, chunks))
+    # Flat text has no code fences, but extractors emit the tables they recover as pipe tables.
+    blocks = (
+        parse_markdown(src)[0] if markup == "markdown" else parse_text(src, heuristics=False)[0]
+    )
+    problems.extend(_cut_blocks(src, chunks, blocks))
     problems.extend(_coverage(src, sections, excluded))
+    problems.extend(_snippet_coverage(src, chunks, blocks))
     return problems
 
 
-def _cut_blocks(src: str, chunks: Sequence[Chunk]) -> list[str]:
-    """A chunk that cuts a fenced code block carries the opening fence line (prefix) and
-    a closing fence (suffix) on the cut sides; a cut table keeps its header and is cut
-    only between rows."""
+def _snippet_coverage(src: str, chunks: Sequence[Chunk], blocks: Sequence[Block]) -> list[str]:
+    """Every non-blank character in a section is in some snippet (a section's leading
+    overlap is in the previous section's), except a table's header and separator lines,
+    which a snippet may carry as its compact prefix instead; blank quote lines between
+    split quote paragraphs count as blank."""
+    heads = [(b.start, _nth_eol(src, b, 2)) for b in blocks if b.kind == "table"]
+    spans = sorted((c.char_start, c.char_end) for c in chunks if c.tier == "snippet")
     problems: list[str] = []
-    blocks, _ = parse_markdown(src)
+    pos = 0
+    for sec in sorted((c.char_start, c.char_end) for c in chunks if c.tier == "section"):
+        pos = max(pos, sec[0])
+        k = bisect_right(spans, (pos, pos))
+        for start, end in [*spans[max(0, k - 1) :], (sec[1], sec[1])]:
+            if start >= sec[1] and pos >= sec[1]:
+                break
+            gap = [src[a:b] for a, b in _outside(pos, min(start, sec[1]), heads)]
+            if "".join(gap).strip(_MARKUP_ONLY):
+                problems.append(f"coverage: src[{pos}:{start}] is in a section but in no snippet")
+            pos = max(pos, end)
+            if pos >= sec[1]:
+                break
+    return problems
+
+
+def _nth_eol(src: str, b: Block, n: int) -> int:
+    pos = b.start
+    for _ in range(n):
+        eol = src.find("\n", pos, b.end)
+        if eol == -1:
+            return b.end
+        pos = eol + 1
+    return pos - 1
+
+
+def _outside(start: int, end: int, skip: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``[start, end)`` minus the sorted ranges ``skip``."""
+    out: list[tuple[int, int]] = []
+    k = max(0, bisect_right(skip, (start, start)) - 1)
+    pos = start
+    while pos < end and k < len(skip):
+        a, b = skip[k]
+        k += 1
+        if b <= pos:
+            continue
+        if a >= end:
+            break
+        if a > pos:
+            out.append((pos, a))
+        pos = max(pos, b)
+    if pos < end:
+        out.append((pos, end))
+    return out
+
+
+def _cut_blocks(src: str, chunks: Sequence[Chunk], blocks: Sequence[Block]) -> list[str]:
+    """A chunk that cuts a fenced code block carries the opening fence line (prefix) and
+    a closing fence (suffix) on the cut sides; one that starts inside a table repeats its
+    header (see ``_table_part``). A chunk starts or ends inside a line of either only
+    where that line alone was over budget, and then says so."""
+    problems: list[str] = []
     cut = [b for b in blocks if b.kind in ("code", "table")]
     starts = [b.start for b in cut]
     for c in chunks:
@@ -68,23 +133,65 @@ def _cut_blocks(src: str, chunks: Sequence[Chunk]) -> list[str]:
             k += 1
             if b.end <= c.char_start:
                 continue
-            eol = src.find("\n", b.start, b.end)
-            head = src[b.start : b.end if eol == -1 else eol]
-            fenced = b.kind == "code" and bool(_FENCE.match(head))
             inner_start, inner_end = c.char_start > b.start, c.char_end < b.end
-            if inner_start and src[c.char_start - 1] != "\n":
-                problems.append(f"{tag}: starts mid-line inside a {b.kind} block")
-            if inner_end and c.char_end < len(src) and src[c.char_end] != "\n":
-                problems.append(f"{tag}: ends mid-line inside a {b.kind} block")
-            if fenced and inner_start and not c.text.startswith(head + "\n"):
-                problems.append(f"{tag}: split code does not repeat its opening fence")
-            if fenced and inner_end and not _FENCE.match(c.text.rsplit("\n", 1)[-1]):
-                problems.append(f"{tag}: split code is not closed")
-            if b.kind == "table" and inner_start:
-                header = "\n".join(src[b.start : b.end].split("\n", 2)[:2])
-                if not c.text.startswith(header + "\n"):
-                    problems.append(f"{tag}: split table does not repeat its header")
+            edges = (
+                inner_start,
+                inner_start and src[c.char_start - 1] != "\n",
+                inner_end and c.char_end < len(src) and src[c.char_end] != "\n",
+            )
+            check = _table_part if b.kind == "table" else _code_part
+            problems.extend(f"{tag}: {p}" for p in check(src, b, c, *edges))
     return problems
+
+
+def _code_part(
+    src: str, b: Block, c: Chunk, inner_start: bool, mid_start: bool, mid_end: bool
+) -> list[str]:
+    """A cut code line: the part that ends inside it carries the continuation marker, the
+    part that starts inside it a prefix (the opening fence, or an indent for indented code)."""
+    out: list[str] = []
+    eol = src.find("\n", b.start, b.end)
+    head = src[b.start : b.end if eol == -1 else eol]
+    fenced = bool(_FENCE.match(head))
+    if fenced and inner_start and not c.text.startswith(head + "\n"):
+        out.append("split code does not repeat its opening fence")
+    if fenced and c.char_end < b.end and not _FENCE.match(c.text.rsplit("\n", 1)[-1]):
+        out.append("split code is not closed")
+    if mid_start and not c.prefix_chars:
+        out.append("starts mid-line inside a code block without a prefix")
+    if mid_end and not c.text[len(c.text) - c.suffix_chars :].startswith(CODE_CONTINUATION):
+        out.append("ends mid-line inside a code block without the continuation marker")
+    return out
+
+
+def _table_part(
+    src: str, b: Block, c: Chunk, inner_start: bool, mid_start: bool, mid_end: bool
+) -> list[str]:
+    """A part of a table repeats its header row (cells trimmed, a long one cut at a word
+    and marked …) and a separator line; a part of a row cut inside repeats the row's key
+    cell with an empty cell per column skipped, and ends with a pipe."""
+    out: list[str] = []
+    if inner_start or (c.char_start == b.start and c.prefix_chars):
+        lines = c.text.split("\n", 2)
+        cells, header = split_row(lines[0]), table_headers(src, b)
+        same = len(cells) == len(header) and all(map(_same_or_cut, cells, header))
+        if not same or len(lines) < 2 or not _SEPARATOR.fullmatch(lines[1]):
+            out.append("split table does not repeat its header")
+    if mid_start:
+        row_start = max(b.start, src.rfind("\n", b.start, c.char_start) + 1)
+        lead = c.text[: c.prefix_chars].rsplit("\n", 1)[-1]
+        mine, theirs = split_row(lead + "x"), split_row(src[row_start : c.char_start] + "x")
+        if len(mine) != len(theirs) or (len(theirs) > 1 and not _same_or_cut(mine[0], theirs[0])):
+            out.append("a part of a split row does not repeat its key in the row's columns")
+    if mid_end and not c.text.endswith("|"):
+        out.append("a part of a split row is not closed")
+    return out
+
+
+def _same_or_cut(repeated: str, cell: str) -> bool:
+    return repeated == cell or (
+        repeated.endswith(CUT) and cell.startswith(repeated.removesuffix(CUT).rstrip())
+    )
 
 
 def _coverage(
@@ -106,5 +213,3 @@ def _coverage(
     if starts != sorted(starts):
         problems.append("coverage: sections are not in document order")
     return problems
-
-

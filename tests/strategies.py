@@ -48,6 +48,57 @@ def listing(draw: st.DrawFn) -> str:
     return "\n".join(f"{marker} {it}" for it in items)
 
 
+# Text far over a small snippet budget on one line: a drawn sentence or run of words
+# repeated (cheap to generate), with or without sentence ends to cut at.
+LONG_LINE = st.tuples(
+    st.one_of(SENTENCE, st.lists(WORD, min_size=1, max_size=8).map(" ".join)),
+    st.integers(20, 120),
+).map(lambda t: " ".join([t[0]] * t[1]))
+
+
+@st.composite
+def huge_cell_table(draw: st.DrawFn) -> str:
+    """A table whose rows may hold cells far over budget; the separator may be padded
+    with hundreds of dashes (WordPiece counts each)."""
+    cols = draw(st.integers(1, 4))
+    head = "| " + " | ".join(draw(WORD) for _ in range(cols)) + " |"
+    dashes = draw(st.sampled_from([3, 40, 700]))
+    sep = "|" + "|".join(draw(st.sampled_from(["", ":"])) + "-" * dashes for _ in range(cols)) + "|"
+    cell = st.one_of(WORD, LONG_LINE, st.just(""))
+    rows = [
+        "| " + " | ".join(draw(cell) for _ in range(cols)) + " |"
+        for _ in range(draw(st.integers(1, 6)))
+    ]
+    return "\n".join([head, sep, *rows])
+
+
+@st.composite
+def long_items(draw: st.DrawFn) -> str:
+    marker = draw(st.sampled_from(["-", "*", "1."]))
+    items = draw(st.lists(st.one_of(WORD, LONG_LINE), min_size=1, max_size=4))
+    nested = draw(st.sampled_from(["", "\n  - " + draw(LONG_LINE)]))
+    return "\n".join(f"{marker} {it}" for it in items) + nested
+
+
+@st.composite
+def long_code_lines(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(st.one_of(LONG_LINE, st.just("x = 1")), min_size=1, max_size=4))
+    if draw(st.booleans()):
+        return "\n".join("    " + ln for ln in lines)  # indented code
+    return "```py\n" + "\n".join(lines) + "\n```"
+
+
+LONG_ATOM = st.one_of(
+    huge_cell_table(), long_items(), long_code_lines(), LONG_LINE.map(lambda t: "> " + t)
+)
+
+
+@st.composite
+def long_atoms_doc(draw: st.DrawFn) -> str:
+    blocks = draw(st.lists(st.one_of(LONG_ATOM, heading(), PARAGRAPH), min_size=1, max_size=6))
+    return "\n\n".join(blocks)
+
+
 BLOCK = st.one_of(
     heading(),
     PARAGRAPH,
@@ -94,6 +145,6 @@ HOSTILE_TEXT = st.one_of(
 @st.composite
 def fuzz_doc(draw: st.DrawFn) -> str:
     """Markdown/MDX mixtures with hostile text spliced between blocks."""
-    parts = draw(st.lists(st.one_of(BLOCK, MDX_BLOCK, HOSTILE_TEXT), max_size=40))
+    parts = draw(st.lists(st.one_of(BLOCK, MDX_BLOCK, HOSTILE_TEXT, LONG_ATOM), max_size=40))
     sep = draw(st.sampled_from(["\n\n", "\n", "\r\n\r\n", "\r"]))
     return sep.join(parts)

@@ -127,14 +127,48 @@ def test_giant_word_is_cut_not_oversized() -> None:
     assert not any(c.oversized for c in chunks)
 
 
-def test_single_huge_row_is_oversized() -> None:
-    row = "| " + " ".join(["cell"] * 3000) + " | b |"
-    src = doc("| a | b |\n|---|---|\n" + row)
-    chunks = chunk_markdown(src)
-    assert_invariants(src, chunks)
-    assert any(c.oversized for c in chunks)
+def test_huge_row_splits_inside_its_cells_and_every_part_names_its_row() -> None:
+    text = " ".join(f"Sentence {i} says what the parameter does." for i in range(300))
+    assert len(text) > 12_000
+    header = "| Parameter | Required | Description |\n|---|---|---|"
+    src = doc("# API", header + "\n| q | yes | " + text + " |\n| page | no | The page. |")
     cfg = make_config()
-    assert all(c.oversized for c in chunks if c.est_tokens > cfg.snippet_max)
+    chunks = chunk_markdown(src, cfg)
+    assert_invariants(src, chunks, cfg)
+    assert not any(c.oversized for c in chunks)
+    assert all(c.est_tokens <= cfg.snippet_max for c in snippets(chunks))
+    parts = [c for c in snippets(chunks) if "Sentence" in c.text]
+    assert len(parts) > 5
+    for c in parts:
+        assert header + "\n| q |" in c.text  # a valid table that names its row
+        (row,) = [ln for ln in c.text.split("\n") if ln.startswith("| q |")]
+        # cut between sentences, never inside one; later parts leave "Required" empty
+        assert re.fullmatch(
+            r"\| q \| (yes )?\| (Sentence \d+ says what the parameter does\. ?)+\|", row
+        )
+    joined = " ".join(c.text[c.prefix_chars : len(c.text) - c.suffix_chars] for c in parts)
+    assert all(f"Sentence {i} says" in joined for i in range(300))
+
+
+def test_row_part_in_a_later_cell_keeps_the_columns() -> None:
+    words = " ".join(f"w{i}" for i in range(4000))
+    src = doc("| key | a | b |\n|---|---|---|\n| k1 | short | " + words + " |")
+    cfg = make_config({"preset": "small"})
+    chunks = chunk_markdown(src, cfg)
+    assert_invariants(src, chunks, cfg)
+    later = [c for c in snippets(chunks) if c.prefix_chars and "w3999" in c.text]
+    assert later and later[0].text.split("\n")[2].startswith("| k1 | | w")
+
+
+def test_a_word_longer_than_the_budget_in_a_cell_is_the_only_oversized_part() -> None:
+    row = "| key | " + "intro words here " * 5 + "x" * 6000 + " tail words |"
+    src = doc("| a | b |\n|---|---|\n" + row)
+    cfg = make_config()
+    chunks = chunk_markdown(src, cfg)
+    assert_invariants(src, chunks, cfg)
+    over = [c for c in snippets(chunks) if c.oversized]
+    assert len(over) == 1 and "x" * 6000 in over[0].text
+    assert all(c.est_tokens <= cfg.snippet_max for c in snippets(chunks) if not c.oversized)
 
 
 def test_list_split_by_items() -> None:
@@ -151,9 +185,7 @@ def test_overlap_is_whole_blocks_and_not_before_headings() -> None:
     paras = [f"Paragraph {i}. {PARA}" for i in range(60)]
     src = doc("# O", *paras)
     snips = snippets(chunk_markdown(src))
-    overlapping = [
-        (a, b) for a, b in itertools.pairwise(snips) if b.char_start < a.char_end
-    ]
+    overlapping = [(a, b) for a, b in itertools.pairwise(snips) if b.char_start < a.char_end]
     assert overlapping
     for a, b in overlapping:
         assert src[b.char_start : b.char_start + 10].startswith("Paragraph")
@@ -237,3 +269,27 @@ def test_heading_depth_limits_sections() -> None:
     src = doc("# A", body, "## B", body, "### C", body)
     chunks = chunk_markdown(src, make_config({"heading_depth": 2}))
     assert all("C" not in c.breadcrumb for c in chunks)
+
+
+def test_a_header_row_over_budget_in_flat_text_splits_into_valid_tables() -> None:
+    """PDF tables arrive as flat text; their header cells sometimes caught a paragraph."""
+    cell = " ".join(f"Obligations clause {i} applies here." for i in range(120))
+    src = doc("Intro line.", f"| {cell} | {cell} |\n|---|---|\n| 2016 | $42,545 |")
+    cfg = make_config()
+    chunks = chunk_text(src, cfg)
+    assert_invariants(src, chunks, cfg, markup="text")
+    parts = [c for c in snippets(chunks) if "Obligations clause" in c.text[c.prefix_chars :]]
+    assert len(parts) > 2 and not any(c.oversized for c in chunks)
+    for c in parts:
+        head, sep, first = c.text.split("\n", 3)[:3]
+        assert head.startswith("| Obligations clause 0") and head.endswith(" |")
+        assert sep == "|---|---|" and first.startswith("| ")
+
+
+def test_sentence_split_keeps_closing_quotes_and_brackets() -> None:
+    para = " ".join(f"She said “line {i} is done.” (See note {i}.)" for i in range(300))
+    src = doc("# Q", para)
+    chunks = chunk_markdown(src)
+    assert_invariants(src, chunks)  # every character of a section is in a snippet
+    texts = [c.text for c in snippets(chunks)]
+    assert all(t.count("“") == t.count("”") and t.count("(") == t.count(")") for t in texts)

@@ -50,3 +50,45 @@ def test_snippet_outside_parent_is_caught() -> None:
     snippet = next(c for c in cs if c.tier == "snippet" and c.parent_id == sections[-1].id)
     cs[cs.index(snippet)] = replace(snippet, parent_id=sections[0].id)
     assert any("not inside its parent" in p for p in check_chunks(SRC, cs, make_config()))
+
+
+ROW = "| key | " + " ".join(f"Sentence {i} is here." for i in range(400)) + " |"
+TABLE = "| Name | Text |\n|---|---|\n" + ROW + "\n| next | short |\n"
+LINE = "```sh\n" + " ".join(f"--flag-{i}=value" for i in range(900)) + "\n```\n"
+
+
+def _mid_row_part(cs: list[Chunk]) -> Chunk:
+    return next(c for c in cs if c.tier == "snippet" and c.prefix_chars and c.suffix_chars)
+
+
+def test_split_row_parts_pass_and_a_part_without_its_key_is_caught() -> None:
+    cs = chunk_markdown(TABLE)
+    assert check_chunks(TABLE, cs) == []
+    part = _mid_row_part(cs)
+    header, lead = "| Name | Text |\n|---|---|\n", "| key | "
+    assert part.text.startswith(header + lead)
+    bad = replace(part, text=header + part.text[len(header + lead) :], prefix_chars=len(header))
+    assert any("repeat its key" in p for p in check_chunks(TABLE, [bad]))
+
+
+def test_split_row_part_not_closed_is_caught() -> None:
+    cs = chunk_markdown(TABLE)
+    part = _mid_row_part(cs)
+    bad = replace(part, text=part.text[: -part.suffix_chars], suffix_chars=0)
+    assert any("not closed" in p for p in check_chunks(TABLE, [bad]))
+
+
+def test_split_table_with_another_header_is_caught() -> None:
+    cs = chunk_markdown(TABLE)
+    part = _mid_row_part(cs)
+    bad = replace(part, text=part.text.replace("| Name |", "| Nom |", 1))
+    assert any("repeat its header" in p for p in check_chunks(TABLE, [bad]))
+
+
+def test_cut_code_line_without_continuation_is_caught() -> None:
+    cs = chunk_markdown(LINE)
+    assert check_chunks(LINE, cs) == []
+    part = next(c for c in cs if c.tier == "snippet" and c.suffix_chars > len("\n```"))
+    assert part.text.endswith(" \\\n```")
+    bad = replace(part, text=part.text[: -len(" \\\n```")] + "\n```", suffix_chars=4)
+    assert any("continuation" in p for p in check_chunks(LINE, [bad]))

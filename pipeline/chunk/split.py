@@ -1,9 +1,14 @@
 """Split one block that exceeds a budget into pieces along its natural seams.
 
 Code splits by lines (the opening fence and language repeated, every piece closed),
-tables by rows (header and separator repeated), lists by top-level items, quotes by
-paragraphs, prose by sentences then words then characters. Table rows and code lines
-are never cut: a single one over budget becomes an ``oversized`` piece.
+tables by rows (header and separator repeated, compactly: ``rows.compact_header``), lists
+by top-level items, quotes by paragraphs, prose by sentences then words then characters.
+A line still over budget is cut inside: a table row at its cells, then sentences, then
+words, each part repeating the header and the row's key cell; a code line at whitespace,
+a part that ends inside the line marked with a continuation; list items and quote
+paragraphs at sentences, then words, then characters, a part that starts inside a line
+repeating the item's or quote's marker. Only a single word over budget in a table row or
+a code line stays whole, as an ``oversized`` piece.
 """
 
 from __future__ import annotations
@@ -12,15 +17,22 @@ import re
 from collections.abc import Callable, Iterator
 
 from ..model import Block
+from .rows import CUT, ROW_CLOSE, Range, Row, compact_header
 from .units import Unit
 
 Count = Callable[[str], int]
-Range = tuple[int, int]
+Dress = Callable[[int, int], tuple[str, str]]
+Refine = Callable[[int, int], list[Range]]
+
+CODE_CONTINUATION = " \\"  # ends a code part cut inside a line: the line goes on in the next
+INDENTED_CODE = "    "  # opens a part of an indented code line, so it stays code
 
 _FENCE_OPEN = re.compile(r"( {0,3})(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"( {0,3})(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+_QUOTE_MARK = re.compile(r"(?:[ \t]{0,3}>[ \t]?)+")
 _QUOTE_BLANK = re.compile(r"[ \t]*>?[ \t]*$")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]”’]*\s+")
+# The seam is the whitespace (the last group) after a sentence's end and its closers.
+_SENTENCE_END = re.compile(r"[.!?。！？][\"')\]”’]*(\s+)")
 _SPACE = re.compile(r"\s+")
 
 
@@ -40,12 +52,31 @@ def _by_regex(src: str, start: int, end: int, sep: re.Pattern[str]) -> list[Rang
     out: list[Range] = []
     pos = start
     for m in sep.finditer(src, start, end):
-        if m.start() > pos:
-            out.append((pos, m.start()))
-        pos = m.end()
+        seam_start, seam_end = m.span(sep.groups)
+        if seam_start > pos:
+            out.append((pos, seam_start))
+        pos = seam_end
     if pos < end:
         out.append((pos, end))
     return out
+
+
+def _seams(src: str, start: int, end: int, sep: re.Pattern[str]) -> list[Range]:
+    """``_by_regex`` keeping the range's own ends, so a line's start (its indentation)
+    and end stay in the first and last piece."""
+    out = _by_regex(src, start, end, sep)
+    if out:
+        out[0] = (start, out[0][1])
+        out[-1] = (out[-1][0], end)
+    return out
+
+
+def _line_start(src: str, floor: int, pos: int) -> int:
+    return max(floor, src.rfind("\n", floor, pos) + 1)
+
+
+def _mid_line(src: str, block: Block, s: int) -> bool:
+    return s > block.start and src[s - 1] != "\n"
 
 
 def _chars(src: str, start: int, end: int, budget: int, count: Count) -> list[Range]:
@@ -70,18 +101,15 @@ def _refine(src: str, r: Range, budget: int, count: Count) -> list[Range]:
 
 
 def _group(
-    src: str,
-    atoms: list[tuple[int, int, bool]],
-    budget: int,
-    count: Count,
-    dress: Callable[[int, int], tuple[str, str]],
+    src: str, atoms: list[Range], budget: int, count: Count, dress: Dress, refine: Refine
 ) -> Iterator[Unit]:
-    """Greedy runs of atoms whose dressed text fits ``budget``; atoms flagged
-    splittable are refined when one alone is over budget. Runs are planned on summed
-    atom counts and then counted whole: a counter that charges for the joins (BPE
-    counts newlines) gives atoms back until the run really fits."""
+    """Greedy runs of atoms whose dressed text fits ``budget``; an atom over budget on
+    its own is replaced by ``refine``'s finer ranges (which then fill the current run),
+    or kept whole as ``oversized`` when it has none. Runs are planned on summed atom
+    counts and then counted whole: a counter that charges for the joins (BPE counts
+    newlines) gives atoms back until the run really fits."""
     queue = list(reversed(atoms))
-    run: list[tuple[int, int, bool]] = []
+    run: list[Range] = []
     run_tokens = 0
 
     def emit(oversized: bool = False) -> Unit:
@@ -98,106 +126,215 @@ def _group(
         return unit
 
     while queue:
-        s, e, splittable = queue.pop()
+        s, e = queue.pop()
         t = count(src[s:e])
-        if run and run_tokens + t + _dress_cost(dress, run[0][0], e, count) > budget:
+        if run and run_tokens + t + _dress_cost(dress, run[0][0], e, count) <= budget:
+            run.append((s, e))
+            run_tokens += t
+            continue
+        if t + _dress_cost(dress, s, e, count) > budget:
+            finer = refine(s, e)
+            if len(finer) > 1:
+                queue.extend(reversed(finer))
+                continue
+        if run:  # close the run first; the atoms it gives back go before this one
+            queue.append((s, e))
             yield flush()
             run_tokens = 0
-        if not run and t + _dress_cost(dress, s, e, count) > budget:
-            finer = _refine(src, (s, e), budget, count) if splittable else [(s, e)]
-            if len(finer) > 1:
-                queue.extend(reversed([(a, b, True) for a, b in finer]))
-                continue
-            run.append((s, e, splittable))
+            continue
+        run.append((s, e))
+        run_tokens += t
+        if t + _dress_cost(dress, s, e, count) > budget:
             yield emit(oversized=True)
             run.clear()
-            continue
-        run.append((s, e, splittable))
-        run_tokens += t
+            run_tokens = 0
     if run:
         yield flush()
 
 
-def _dress_cost(dress: Callable[[int, int], tuple[str, str]], s: int, e: int, count: Count) -> int:
+def _dress_cost(dress: Dress, s: int, e: int, count: Count) -> int:
     prefix, suffix = dress(s, e)
     return count(prefix) + count(suffix) if prefix or suffix else 0
 
 
 def split_block(
-    src: str, block: Block, index: int, r: Range, budget: int, count: Count
+    src: str,
+    block: Block,
+    index: int,
+    r: Range,
+    budget: int,
+    count: Count,
+    *,
+    cover: bool = True,
 ) -> list[Unit]:
-    """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``."""
-    start, end = r
+    """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``.
+
+    With ``cover`` every non-blank character of the range is in a piece. Without it
+    (snippets, which need not tile their section) a table whose header and separator
+    lines would take more than half the budget leaves its separator out: each piece
+    repeats a compact header instead."""
     kind = block.kind
-    # matched in place: a copy of the block per call made a 50 MB one-line block quadratic
-    fence = _FENCE_OPEN.match(src, block.start, block.end) if kind == "code" else None
+
+    def prose(s: int, e: int) -> list[Range]:
+        return _refine(src, (s, e), budget, count)
 
     def plain(s: int, e: int) -> tuple[str, str]:
         return "", ""
 
-    dress: Callable[[int, int], tuple[str, str]] = plain
-    atoms: list[tuple[int, int, bool]]
-    if fence is not None:
-        lines = _lines(src, start, end)
-        first_eol = src.find("\n", block.start, block.end)
-        open_line = src[block.start : first_eol if first_eol != -1 else block.end]
-        last_line = src[src.rfind("\n", block.start, block.end) + 1 : block.end]
-        marker = fence.group(2)
-        closed = (
-            first_eol != -1
-            and last_line.strip().startswith(marker[0] * len(marker))
-            and (set(last_line.strip()) == {marker[0]})
-        )
-        close_start = src.rfind("\n", block.start, block.end) + 1 if closed else block.end
-        closing = fence.group(1) + marker
-
-        def dress_code(s: int, e: int) -> tuple[str, str]:
-            # An unclosed fence stays unclosed in its last piece, as in the source.
-            prefix = "" if s <= block.start else open_line + "\n"
-            suffix = "" if e >= block.end else "\n" + closing
-            return prefix, suffix
-
-        dress = dress_code
-        # The fence lines never stand alone: glue them to their neighbours.
-        if len(lines) >= 2 and lines[0][0] == block.start:
-            lines[0:2] = [(lines[0][0], lines[1][1])]
-        if closed and len(lines) >= 2 and lines[-1][0] == close_start:
-            lines[-2:] = [(lines[-2][0], lines[-1][1])]
-        atoms = [(s, e, False) for s, e in lines]
-    elif kind == "table":
-        lines = _lines(src, start, end)
-        header_end = _nth_line_end(src, block.start, block.end, 2)
-        header = src[block.start : header_end]
-
-        def dress_table(s: int, e: int) -> tuple[str, str]:
-            return ("" if s < header_end else header + "\n"), ""
-
-        dress = dress_table
-        if lines and lines[0][0] == block.start and len(lines) >= 2:
-            # Header + separator form one atom; the first row goes with them.
-            glue = 3 if len(lines) >= 3 else 2
-            lines[0:glue] = [(lines[0][0], lines[glue - 1][1])]
-        atoms = [(s, e, False) for s, e in lines]
+    dress: Dress = plain
+    refine: Refine = prose
+    if kind == "table":
+        atoms, dress, refine = _table(src, block, r, budget, count, cover)
+    elif kind == "code":
+        atoms, dress, refine = _code(src, block, r)
     elif kind == "list":
-        atoms = [(s, e, True) for s, e in _items(src, start, end)]
+        atoms, dress = _items(src, *r), _marker_dress(src, block, _list_marker)
     elif kind == "quote":
-        atoms = [(s, e, True) for s, e in _quote_paragraphs(src, start, end)]
-    elif kind == "code":  # indented code: lines are safe seams, never cut inside
-        atoms = [(s, e, False) for s, e in _lines(src, start, end)]
+        atoms, dress = _quote_paragraphs(src, *r), _marker_dress(src, block, _quote_marker)
     else:
-        atoms = [(s, e, True) for s, e in _refine(src, r, budget, count)]
-    pieces = list(_group(src, atoms, budget, count, dress))
+        atoms = _refine(src, r, budget, count)
+    pieces = list(_group(src, atoms, budget, count, dress, refine))
     return [Unit(index, p.start, p.end, p.tokens, p.prefix, p.suffix, p.oversized) for p in pieces]
 
 
-def _nth_line_end(src: str, start: int, end: int, n: int) -> int:
-    pos = start
-    for _ in range(n):
-        eol = src.find("\n", pos, end)
-        if eol == -1:
-            return end
-        pos = eol + 1
-    return pos - 1
+def _table(
+    src: str, block: Block, r: Range, budget: int, count: Count, cover: bool
+) -> tuple[list[Range], Dress, Refine]:
+    """Rows as atoms; the header and separator go with the first row unless they would
+    crowd it out (then the header row is a row of its own and, without ``cover``, the
+    separator is left to the section)."""
+    header_row_end = _line_end(src, block.start, block.end)
+    header_end = _line_end(src, min(header_row_end + 1, block.end), block.end)
+    head, sep = compact_header(src, block)
+    costly = 2 * count(src[block.start : header_end]) > budget
+    dropped = costly and not cover
+    rows: dict[int, Row] = {}
+
+    def row(s: int) -> Row:
+        start = _line_start(src, block.start, s)
+        got = rows.get(start)
+        if got is None:
+            got = rows[start] = Row.at(src, start, _line_end(src, start, block.end))
+        return got
+
+    def dress(s: int, e: int) -> tuple[str, str]:
+        mid_end = e < block.end and src[e] != "\n" and src[e - 1] != "|"
+        suffix = ROW_CLOSE if mid_end else ""
+        if _mid_line(src, block, s):
+            return f"{head}\n{sep}\n{row(s).lead(s)}", suffix
+        if s == block.start:
+            return (f"{head}\n{sep}\n" if dropped else ""), suffix
+        if s == header_row_end + 1:  # the verbatim separator follows: repeat the header row
+            return head + "\n", suffix
+        return f"{head}\n{sep}\n", suffix
+
+    def refine(s: int, e: int) -> list[Range]:
+        lines = _lines(src, s, e)
+        if len(lines) > 1 or header_row_end < s < header_end:  # the separator is not cut
+            return lines
+        seams: tuple[Callable[[], list[Range]], ...] = (
+            lambda: row(s).cells(src, s, e),
+            lambda: _seams(src, s, e, _SENTENCE_END),
+            lambda: _seams(src, s, e, _SPACE),
+        )
+        for seam in seams:
+            parts = _no_lone_close(src, seam())
+            if len(parts) > 1:
+                return parts
+        return [(s, e)]
+
+    atoms = _lines(src, *r)
+    if not costly and len(atoms) >= 2 and atoms[0][0] == block.start:
+        glue = 3 if len(atoms) >= 3 else 2
+        atoms[0:glue] = [(atoms[0][0], atoms[glue - 1][1])]
+    elif dropped and header_end < block.end:
+        # the compact header stands in for the separator, and for the header row too
+        # when it holds all of it
+        left_out = {(header_row_end + 1, header_end)}
+        if CUT not in head:
+            left_out.add((block.start, header_row_end))
+        atoms = [a for a in atoms if a not in left_out]
+    return atoms, dress, refine
+
+
+def _no_lone_close(src: str, parts: list[Range]) -> list[Range]:
+    """A row's closing pipe never makes a piece of its own."""
+    if len(parts) > 1 and src[parts[-1][0] : parts[-1][1]].strip() == "|":
+        parts[-2:] = [(parts[-2][0], parts[-1][1])]
+    return parts
+
+
+def _line_end(src: str, start: int, end: int) -> int:
+    eol = src.find("\n", start, end)
+    return end if eol == -1 else eol
+
+
+def _code(src: str, block: Block, r: Range) -> tuple[list[Range], Dress, Refine]:
+    """Lines as atoms (fence lines glued to their neighbours); a line over budget is
+    cut at whitespace, the part that ends inside it marked with a continuation."""
+    first_eol = src.find("\n", block.start, block.end)
+    open_end = first_eol if first_eol != -1 else block.end
+    open_line = src[block.start : open_end]
+    close_start = src.rfind("\n", block.start, block.end) + 1
+    last_line = src[close_start : block.end].strip()
+    # matched in place: a copy of the block per call made a 50 MB one-line block quadratic
+    fence = _FENCE_OPEN.match(src, block.start, block.end)
+    fenced = fence is not None
+    marker = fence.group(2) if fence else ""
+    closed = fenced and first_eol != -1 and set(last_line) == {marker[0]}
+    closed = closed and len(last_line) >= len(marker)
+    closing = (fence.group(1) + marker) if fence else ""
+
+    def dress(s: int, e: int) -> tuple[str, str]:
+        mid_end = e < block.end and src[e] != "\n"
+        if not fenced:
+            prefix = INDENTED_CODE if _mid_line(src, block, s) else ""
+            return prefix, CODE_CONTINUATION if mid_end else ""
+        # An unclosed fence stays unclosed in its last piece, as in the source.
+        prefix = "" if s <= block.start else open_line + "\n"
+        suffix = "" if e >= block.end else "\n" + closing
+        return prefix, (CODE_CONTINUATION + suffix if mid_end else suffix)
+
+    def refine(s: int, e: int) -> list[Range]:
+        lines = _lines(src, s, e)
+        if len(lines) > 1 or (fenced and s < open_end) or (closed and s >= close_start):
+            return lines  # the fence lines are repeated, never cut
+        return _seams(src, s, e, _SPACE)
+
+    atoms = _lines(src, *r)
+    if fenced:
+        # The fence lines never stand alone: glue them to their neighbours.
+        if len(atoms) >= 2 and atoms[0][0] == block.start:
+            atoms[0:2] = [(atoms[0][0], atoms[1][1])]
+        if closed and len(atoms) >= 2 and atoms[-1][0] == close_start:
+            atoms[-2:] = [(atoms[-2][0], atoms[-1][1])]
+    return atoms, dress, refine
+
+
+def _marker_dress(src: str, block: Block, marker: Callable[[str, Block, int], str]) -> Dress:
+    """A part that starts inside a line repeats the marker (list item, quote) it is under."""
+
+    def dress(s: int, e: int) -> tuple[str, str]:
+        return (marker(src, block, s) if _mid_line(src, block, s) else ""), ""
+
+    return dress
+
+
+def _list_marker(src: str, block: Block, s: int) -> str:
+    """The marker of the nearest item line at or before ``s`` (nested items included)."""
+    pos = _line_start(src, block.start, s)
+    while True:
+        m = _LIST_ITEM.match(src, pos)
+        if m is not None or pos <= block.start:
+            return (m.group(0).strip() if m else "-") + " "
+        pos = _line_start(src, block.start, pos - 1)
+
+
+def _quote_marker(src: str, block: Block, s: int) -> str:
+    m = _QUOTE_MARK.match(src, _line_start(src, block.start, s))
+    if m is None or not m.group(0).strip():
+        m = _QUOTE_MARK.match(src, block.start)
+    return (m.group(0).strip() if m else ">") + " "
 
 
 def _items(src: str, start: int, end: int) -> list[Range]:

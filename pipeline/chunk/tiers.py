@@ -261,26 +261,31 @@ class _Builder:
         return t
 
     def _units(
-        self, block_ids: Sequence[int], ranges: Sequence[Unit] | None, budget: int
+        self,
+        block_ids: Sequence[int],
+        ranges: Sequence[Unit] | None,
+        budget: int,
+        *,
+        cover: bool = True,
     ) -> list[Unit]:
-        """Units for blocks (or refined from existing units) that each fit ``budget``."""
+        """Units for blocks (or refined from existing units) that each fit ``budget``;
+        ``cover`` is False for snippets, which need not tile their section."""
         out: list[Unit] = []
-        src, blocks = self.d.src, self.d.blocks
+        src, blocks, count = self.d.src, self.d.blocks, self.counter.count
         if ranges is None:
             for i in block_ids:
                 b = blocks[i]
                 t = self._block_tokens(i)
                 if t > budget:
-                    out.extend(split_block(src, b, i, (b.start, b.end), budget, self.counter.count))
+                    out.extend(split_block(src, b, i, (b.start, b.end), budget, count, cover=cover))
                 else:
                     out.append(Unit(i, b.start, b.end, t))
             return out
         for u in ranges:
-            if u.tokens > budget and not u.oversized:
-                pieces = split_block(
-                    src, blocks[u.block], u.block, (u.start, u.end), budget, self.counter.count
-                )
-                out.extend(pieces)
+            # without cover, an oversized table separator is left out: split again
+            if u.tokens > budget and (not u.oversized or not cover):
+                b, r = blocks[u.block], (u.start, u.end)
+                out.extend(split_block(src, b, u.block, r, budget, count, cover=cover))
             else:
                 out.append(u)
         return out
@@ -434,7 +439,7 @@ class _Builder:
             if over > 0 and depth < _MAX_REFITS and not (len(units) == 1 and units[0].oversized):
                 budget = max(8, sum(u.tokens for u in units) - over - 4 * (depth + 1))
                 if len(units) == 1:
-                    units = self._units((), units, budget)
+                    units = self._units((), units, budget, cover=tier == "section")
                 if len(units) > 1:
                     heads = [self._is_heading(u) for u in units]
                     parts = pack(units, budget, budget, headings=heads)
@@ -466,14 +471,14 @@ class _Builder:
         cfg = self.config
         reserve = max(self.reserve(self.d.section_of[u.block]) for u in own)
         target, maximum = cfg.snippet_target - reserve, cfg.snippet_max - reserve
-        units = self._units((), own, maximum)
+        units = self._units((), own, maximum, cover=False)
         heads = [self._is_heading(u) for u in units]
         runs = [
             units[i:j]
             for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens)
         ]
         runs = self._merge_small(runs, cfg.snippet_max)
-        prev = self._units((), ov, maximum) if ov else []
+        prev = self._units((), ov, maximum, cover=False) if ov else []
         for run in runs:
             overlap = self._overlap(prev, run, cfg.snippet_overlap, cfg.snippet_max)
             for snippet, _, _ in self._fitted("snippet", section.id, overlap, run, concepts):

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 class Unit:
     """``prefix + src[start:end] + suffix`` is the unit's text.
 
-    A unit with a prefix (repeated table header / opening fence) must open its chunk
-    and one with a suffix (added closing fence) must close it, so a chunk's text is
-    always ``first.prefix + src[first.start:last.end] + last.suffix``.
+    A unit with a prefix (repeated table header and row key, opening fence, list or quote
+    marker) must open its chunk and one with a suffix (closing pipe of a cut row, code
+    continuation marker, added closing fence) must close it, so a chunk's text is always
+    ``first.prefix + src[first.start:last.end] + last.suffix`` (see the README's table).
     """
 
     block: int
