@@ -1,0 +1,117 @@
+"""What an ingest does with each file it found, given the records in the index.
+
+One record per file path (absolute, resolved). The content of identical files is stored
+once, under its hash: the record whose ``id`` is that hash holds it (the keeper), the
+other files get a ``duplicate`` record of their own that points to it by ``doc_id``.
+So a content stays while any file holds it, and each file is pruned on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+DONE = ("complete", "empty")
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A file of this run and the hash and size of its bytes."""
+
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    todo: tuple[Found, ...]  # extract, chunk and index
+    unchanged: tuple[str, ...]
+    # (file, the path whose record holds its content, whether its record says so already)
+    copies: tuple[tuple[Found, str, bool], ...]
+    stale: tuple[dict[str, Any], ...]  # records of copies' paths that held something else
+    replaced: Mapping[str, dict[str, Any]]  # path -> its record, to release once re-indexed
+    held: frozenset[str]  # hashes some file of this run holds
+
+
+def copy_id(path: str) -> str:
+    """The record id of a file whose content another file's record holds."""
+    return "copy-" + hashlib.sha256(path.encode()).hexdigest()[:40]
+
+
+def is_copy(record: Mapping[str, Any]) -> bool:
+    return bool(record["id"] != record["doc_id"])
+
+
+def is_legacy(record: Mapping[str, Any]) -> bool:
+    """Recorded by a Folio that stored paths as typed (relative to a directory it did
+    not record): such a record is matched by content only, and rewritten when a file
+    with that content is ingested again."""
+    return not os.path.isabs(str(record["path"]))
+
+
+def plan(
+    found: Sequence[Found],
+    records: Sequence[dict[str, Any]],
+    stored: Mapping[str, int],
+    fingerprint: str,
+) -> Plan:
+    """``stored``: chunks in the collection per doc_id. A file is unchanged only when its
+    record is current and the collection holds every chunk the record counts."""
+    by_path = {str(r["path"]): r for r in records if not is_legacy(r)}
+    keepers = {r["doc_id"]: r for r in records if not is_copy(r)}
+    groups: dict[str, list[str]] = {}
+    for f in found:
+        groups.setdefault(f.sha256, []).append(f.path)
+    in_run = {f.path for f in found}
+    keeper = {sha: _keeper(paths, keepers.get(sha), in_run) for sha, paths in groups.items()}
+    todo: list[Found] = []
+    unchanged: list[str] = []
+    copies: list[tuple[Found, str, bool]] = []
+    stale: list[dict[str, Any]] = []
+    replaced: dict[str, dict[str, Any]] = {}
+    for f in found:
+        old = by_path.get(f.path)
+        if f.path != keeper[f.sha256]:
+            current = False
+            if old is not None and old["id"] != copy_id(f.path):
+                stale.append(old)  # the path held a content of its own
+            elif old is not None:
+                current = old["doc_id"] == f.sha256
+            copies.append((f, keeper[f.sha256], current))
+        elif _current(keepers.get(f.sha256), f.path, stored, fingerprint):
+            unchanged.append(f.path)
+        else:
+            todo.append(f)
+            if old is not None and old["id"] != f.sha256:
+                replaced[f.path] = old
+    return Plan(
+        tuple(todo), tuple(unchanged), tuple(copies), tuple(stale), replaced, frozenset(groups)
+    )
+
+
+def _keeper(paths: list[str], record: Mapping[str, Any] | None, in_run: set[str]) -> str:
+    """The file whose record holds the content: the one that held it while it still does
+    (found in this run, or outside it and still there), else the first found."""
+    if record is not None and not is_legacy(record):
+        where = str(record["path"])
+        if where in paths:
+            return where
+        if where not in in_run and os.path.exists(where):
+            return where
+    return paths[0]
+
+
+def _current(
+    record: Mapping[str, Any] | None, path: str, stored: Mapping[str, int], fingerprint: str
+) -> bool:
+    return (
+        record is not None
+        and record["path"] == path
+        and record["status"] in DONE
+        and record.get("config") == fingerprint
+        and stored.get(str(record["doc_id"]), 0) == record["sections"] + record["snippets"]
+    )

@@ -1,0 +1,108 @@
+"""Writers take turns: ingest, delete, prune and reindex hold one library lock (real
+`folio` processes against the real server, bounded in time); readers never wait."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from pipeline.index.schema import DOCUMENTS
+from pipeline.index.store import Store
+
+from .test_ingest import (
+    assert_complete_means_stored,
+    copies,
+    expected_docs,
+    stored,
+    wait_for_complete,
+)
+
+FOLIO = [sys.executable, "-m", "pipeline"]
+
+
+def start_ingest(lib: Path, *extra: str) -> subprocess.Popen[str]:
+    cmd = [*FOLIO, "ingest", str(lib), "--workers", "1", "--json", *extra]
+    return subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy()
+    )
+
+
+def folio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*FOLIO, *args], capture_output=True, text=True, env=os.environ.copy(), timeout=timeout
+    )
+
+
+def test_reindex_during_ingest_waits_and_loses_nothing(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    lib = copies(tmp_path / "lib", 60)
+    proc = start_ingest(lib)
+    store.ensure_collections()
+    wait_for_complete(store, 3)
+    reindex = folio("reindex")
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    assert reindex.returncode == 0, reindex.stderr[-2000:]
+    assert_complete_means_stored(store)
+    assert store.count(DOCUMENTS, "status:=complete") == 60
+    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert "waiting for the library lock" in reindex.stderr
+
+
+def test_delete_during_ingest_applies_after_it(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    lib = copies(tmp_path / "lib", 60)
+    last = sorted(lib.iterdir())[-1]
+    proc = start_ingest(lib)
+    store.ensure_collections()
+    wait_for_complete(store, 3)
+    delete = folio("delete", str(last))
+    proc.communicate(timeout=300)
+    assert delete.returncode == 0, delete.stderr[-2000:]
+    assert "waiting for the library lock" in delete.stderr
+    assert_complete_means_stored(store)
+    assert store.export(DOCUMENTS, f"path:=`{last}`") == []
+    rest = sorted(lib.iterdir())[:-1]
+    assert stored(store) == expected_docs(rest)
+
+
+def test_no_wait_gives_up_at_once_naming_the_holder(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    lib = copies(tmp_path / "lib", 200)
+    proc = start_ingest(lib)
+    store.ensure_collections()
+    wait_for_complete(store, 2)
+    t0 = time.monotonic()
+    busy = folio("ingest", str(lib), "--prune", "--wait", "0", timeout=60)
+    assert time.monotonic() - t0 < 30
+    assert busy.returncode == 75, busy.stderr[-2000:]
+    assert "library lock" in busy.stderr and f"pid {proc.pid}" in busy.stderr
+    assert "ingest" in busy.stderr
+    # readers are not held up by the writer
+    found = folio("search", "ownership", "--json", timeout=60)
+    assert found.returncode == 0, found.stderr[-2000:]
+    status = folio("status", "--json", timeout=60)
+    assert status.returncode == 0, status.stderr[-2000:]
+    assert proc.poll() is None, "the readers should have run while the ingest held the lock"
+    proc.communicate(timeout=300)
+    assert proc.returncode == 0
+
+
+def test_kill_9_releases_the_lock(store: Store, tmp_path: Path, folio_env: Path) -> None:
+    lib = copies(tmp_path / "lib", 60)
+    proc = start_ingest(lib)
+    store.ensure_collections()
+    wait_for_complete(store, 2)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    again = folio("ingest", str(lib), "--workers", "1", "--json", "--wait", "5")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert_complete_means_stored(store)
+    assert stored(store) == expected_docs(sorted(lib.iterdir()))
