@@ -28,6 +28,7 @@ from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import folio_home, load_server_settings
 from .index.store import Store
 from .ingest import Report, ingest
+from .library import resolved
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .retrieve import MODES, Filters, retrieve, search
 
@@ -235,7 +236,7 @@ def _delete(store: Store, doc: str) -> int:
     matches = [
         r
         for r in store.export(DOCUMENTS)
-        if r["doc_id"].startswith(doc) or r["path"] in (doc, str(Path(doc).resolve()))
+        if r["doc_id"].startswith(doc) or r["path"] in (doc, str(resolved(Path(doc))))
     ]
     if not matches:
         err.print(f"folio: no indexed document matches {doc!r} (see `folio docs`)")

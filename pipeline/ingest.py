@@ -36,7 +36,7 @@ from .index.documents import release
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
-from .library import Failure, discover, file_sha256, snapshot
+from .library import Failure, discover, file_sha256, resolved, snapshot
 from .limits import (
     DEFAULT_FILE_TIMEOUT,
     DEFAULT_MAX_FILE_MB,
@@ -624,7 +624,7 @@ def _prune(
     """Forget the files under the given roots that are gone. A content goes with its
     last file; records of relative paths (an older Folio's) cannot be placed: kept."""
     present = {str(f) for f in files}
-    prefixes = [str(Path(r).resolve()).rstrip("/") + "/" for r in roots]
+    prefixes = [str(resolved(Path(r))).rstrip("/") + "/" for r in roots]
     for record in records:
         path = str(record["path"])
         if (

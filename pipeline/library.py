@@ -32,7 +32,7 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
     found: list[Path] = []
     problems: list[Failure] = []
     for raw in paths:
-        p = Path(raw).resolve()
+        p = resolved(Path(raw))
         if p.is_dir():
             for root, dirs, files in os.walk(
                 p,
@@ -49,7 +49,16 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
             found.append(p)
         else:
             problems.append(Failure(raw, "read", "no such file or directory"))
-    return list(dict.fromkeys(f.resolve() for f in found)), problems
+    return list(dict.fromkeys(resolved(f) for f in found)), problems
+
+
+def resolved(path: Path) -> Path:
+    """The absolute path with symlinks resolved; a path that cannot be resolved (a
+    symlink loop, a dangling link) stays absolute as named, for the read to report."""
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except OSError:
+        return Path(os.path.abspath(path))
 
 
 def file_sha256(path: Path) -> str:

@@ -98,7 +98,9 @@ def test_records_stored_relative_by_an_older_folio_are_migrated(
     assert stored(store) == expected_docs(sorted(lib.iterdir()))
 
 
-def test_a_file_rewritten_during_ingest_is_reported_not_stored(store: Store, tmp_path: Path) -> None:
+def test_a_file_rewritten_during_ingest_is_reported_not_stored(
+    store: Store, tmp_path: Path
+) -> None:
     lib = tmp_path / "lib"
     lib.mkdir()
     book = lib / "book.md"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..errors import LockBusy
+from ..errors import FolioError, LockBusy
 
 log = logging.getLogger("folio.lock")
 _POLL_S = 0.2
@@ -66,8 +66,15 @@ def library_lock(path: Path, *, wait: float | None = None, what: str = "") -> It
 
 
 def _take(path: Path, deadline: float | None, what: str) -> IO[str]:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fh = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, 0o600), "r+", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise FolioError(
+            f"cannot take the library lock {path}: {exc.strerror or exc} "
+            "(FOLIO_HOME must be writable by the user who writes to the library)"
+        ) from exc
+    fh = os.fdopen(fd, "r+", encoding="utf-8")
     announced = False
     try:
         while True:
