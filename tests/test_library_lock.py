@@ -24,11 +24,15 @@ from .test_ingest import (
 FOLIO = [sys.executable, "-m", "pipeline"]
 
 
-def start_ingest(lib: Path, *extra: str) -> subprocess.Popen[str]:
-    cmd = [*FOLIO, "ingest", str(lib), "--workers", "1", "--json", *extra]
-    return subprocess.Popen(
+def ingest_under_way(store: Store, lib: Path, done: int = 3) -> subprocess.Popen[str]:
+    """An ingest of ``lib`` in another process, past its ``done``-th document."""
+    cmd = [*FOLIO, "ingest", str(lib), "--workers", "1", "--json"]
+    proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy()
     )
+    store.ensure_collections()
+    wait_for_complete(store, done)
+    return proc
 
 
 def folio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -41,9 +45,7 @@ def test_reindex_during_ingest_waits_and_loses_nothing(
     store: Store, tmp_path: Path, folio_env: Path
 ) -> None:
     lib = copies(tmp_path / "lib", 60)
-    proc = start_ingest(lib)
-    store.ensure_collections()
-    wait_for_complete(store, 3)
+    proc = ingest_under_way(store, lib)
     reindex = folio("reindex")
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err[-2000:]
@@ -59,9 +61,7 @@ def test_delete_during_ingest_applies_after_it(
 ) -> None:
     lib = copies(tmp_path / "lib", 60)
     last = sorted(lib.iterdir())[-1]
-    proc = start_ingest(lib)
-    store.ensure_collections()
-    wait_for_complete(store, 3)
+    proc = ingest_under_way(store, lib)
     delete = folio("delete", str(last))
     proc.communicate(timeout=300)
     assert delete.returncode == 0, delete.stderr[-2000:]
@@ -76,9 +76,7 @@ def test_no_wait_gives_up_at_once_naming_the_holder(
     store: Store, tmp_path: Path, folio_env: Path
 ) -> None:
     lib = copies(tmp_path / "lib", 200)
-    proc = start_ingest(lib)
-    store.ensure_collections()
-    wait_for_complete(store, 2)
+    proc = ingest_under_way(store, lib, 2)
     t0 = time.monotonic()
     busy = folio("ingest", str(lib), "--prune", "--wait", "0", timeout=60)
     assert time.monotonic() - t0 < 30
@@ -97,9 +95,7 @@ def test_no_wait_gives_up_at_once_naming_the_holder(
 
 def test_kill_9_releases_the_lock(store: Store, tmp_path: Path, folio_env: Path) -> None:
     lib = copies(tmp_path / "lib", 60)
-    proc = start_ingest(lib)
-    store.ensure_collections()
-    wait_for_complete(store, 2)
+    proc = ingest_under_way(store, lib, 2)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
     again = folio("ingest", str(lib), "--workers", "1", "--json", "--wait", "5")
