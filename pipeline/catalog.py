@@ -32,8 +32,8 @@ class Plan:
     unchanged: tuple[str, ...]
     # (file, the path whose record holds its content, whether its record says so already)
     copies: tuple[tuple[Found, str, bool], ...]
-    stale: tuple[dict[str, Any], ...]  # records of copies' paths that held something else
-    replaced: Mapping[str, dict[str, Any]]  # path -> its record, to release once re-indexed
+    stale: tuple[dict[str, Any], ...]  # other records of the files' paths: release now
+    replaced: Mapping[str, tuple[dict[str, Any], ...]]  # ...of todo: once it is indexed
     held: frozenset[str]  # hashes some file of this run holds
 
 
@@ -61,7 +61,10 @@ def plan(
 ) -> Plan:
     """``stored``: chunks in the collection per doc_id. A file is unchanged only when its
     record is current and the collection holds every chunk the record counts."""
-    by_path = {str(r["path"]): r for r in records if not is_legacy(r)}
+    by_path: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if not is_legacy(r):
+            by_path.setdefault(str(r["path"]), []).append(r)
     keepers = {r["doc_id"]: r for r in records if not is_copy(r)}
     groups: dict[str, list[str]] = {}
     for f in found:
@@ -72,22 +75,24 @@ def plan(
     unchanged: list[str] = []
     copies: list[tuple[Found, str, bool]] = []
     stale: list[dict[str, Any]] = []
-    replaced: dict[str, dict[str, Any]] = {}
+    replaced: dict[str, tuple[dict[str, Any], ...]] = {}
     for f in found:
-        old = by_path.get(f.path)
-        if f.path != keeper[f.sha256]:
-            current = False
-            if old is not None and old["id"] != copy_id(f.path):
-                stale.append(old)  # the path held a content of its own
-            elif old is not None:
-                current = old["doc_id"] == f.sha256
+        # The one record this path keeps (a copy's own, or the content's); any other
+        # record of the path (an earlier content, a failure) is released.
+        kept = f.sha256 if f.path == keeper[f.sha256] else copy_id(f.path)
+        mine = by_path.get(f.path, [])
+        others = tuple(r for r in mine if r["id"] != kept)
+        if kept != f.sha256:
+            current = any(r["id"] == kept and r["doc_id"] == f.sha256 for r in mine)
             copies.append((f, keeper[f.sha256], current))
+            stale.extend(others)
         elif _current(keepers.get(f.sha256), f.path, stored, fingerprint):
             unchanged.append(f.path)
+            stale.extend(others)
         else:
             todo.append(f)
-            if old is not None and old["id"] != f.sha256:
-                replaced[f.path] = old
+            if others:
+                replaced[f.path] = others
     return Plan(
         tuple(todo), tuple(unchanged), tuple(copies), tuple(stale), replaced, frozenset(groups)
     )

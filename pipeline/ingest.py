@@ -206,14 +206,14 @@ class _Indexer:
     def __init__(
         self,
         store: Store,
-        todo: Plan,
+        work: Plan,
         known: set[str],
         report: Report,
         fingerprint: str,
     ) -> None:
         self.store = store
         self.fingerprint = fingerprint
-        self.plan = todo
+        self.plan = work
         self.known = known  # doc_ids with records: chunks of earlier runs may be stored
         self.completed: list[dict[str, Any]] = []
         self.report = report
@@ -298,8 +298,7 @@ class _Indexer:
                 self.store.delete_where(
                     CHUNKS, f"doc_id:={sha} && tier:={tier} && chunk_index:>={n}"
                 )
-        old = self.plan.replaced.get(result.path)
-        if old is not None:  # the file's record before: another content, or a copy's
+        for old in self.plan.replaced.get(result.path, ()):  # another content, a copy's
             release(self.store, old, self.plan.held)
         empty = record["sections"] == 0
         self.completed.append(record | {"status": "empty" if empty else "complete"})
