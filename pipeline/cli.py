@@ -201,6 +201,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # e.g. while waiting for the library lock
+        print("folio: interrupted", file=sys.stderr)
+        return 130
     return code
 
 

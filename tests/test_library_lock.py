@@ -93,6 +93,25 @@ def test_no_wait_gives_up_at_once_naming_the_holder(
     assert proc.returncode == 0
 
 
+def test_ctrl_c_while_waiting_stops_cleanly(store: Store, tmp_path: Path, folio_env: Path) -> None:
+    lib = copies(tmp_path / "lib", 200)
+    proc = ingest_under_way(store, lib, 2)
+    waiting = subprocess.Popen(
+        [*FOLIO, "delete", str(sorted(lib.iterdir())[0])],
+        stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+    )  # fmt: skip
+    assert waiting.stderr is not None
+    line = waiting.stderr.readline()  # blocks until it announces the wait
+    assert "waiting for the library lock" in line and f"pid {proc.pid}" in line
+    waiting.send_signal(signal.SIGINT)
+    _, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 130 and "Traceback" not in err
+    assert proc.poll() is None
+    proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    assert store.count(DOCUMENTS, "status:=complete") == 200
+
+
 def test_kill_9_releases_the_lock(store: Store, tmp_path: Path, folio_env: Path) -> None:
     lib = copies(tmp_path / "lib", 60)
     proc = ingest_under_way(store, lib, 2)
