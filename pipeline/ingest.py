@@ -12,6 +12,7 @@ lock: no other writer (delete, prune, reindex, another ingest) runs meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -47,6 +48,7 @@ from .limits import (
     size_problem,
     supervise,
 )
+from .model import Document
 
 log = logging.getLogger("folio.ingest")
 
@@ -117,25 +119,12 @@ def _process(
     memory_mb: int | None = None,
     embed: bool = False,
 ) -> _Result:
-    """Extract and chunk one file (runs in a worker process). The file is read once, into
-    a private copy that is hashed as it is written and extracted: what is stored under a
-    hash is exactly the bytes with that hash. A file rewritten since the run hashed it
-    is reported, not stored (the next run ingests it as it is then)."""
+    """Extract and chunk one file (runs in a worker process)."""
     t0 = time.perf_counter()
-    try:
-        with snapshot(work.path) as (copy, sha, _):
-            if sha != work.sha256:
-                return _failed(work, "read", CHANGED, time.perf_counter() - t0)
-            doc = extract_file(copy)
-    except MemoryError:
-        return _failed(work, "extract", memory_reason(memory_mb), time.perf_counter() - t0)
-    except ExtractionError as exc:
-        return _failed(work, "extract", exc.reason, time.perf_counter() - t0)
-    except (OSError, FolioError) as exc:
-        return _failed(work, "extract", str(exc), time.perf_counter() - t0)
-    except Exception as exc:  # a bug or a hostile file must not stop the library
-        return _failed(work, "extract", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+    doc = _read(work, memory_mb)
     t1 = time.perf_counter()
+    if isinstance(doc, Failure):
+        return _failed(work, doc.stage, doc.reason, t1 - t0)
     doc = replace(doc, doc_id=work.sha256, source=work.path)
     if note is not None:
         note("chunk")
@@ -181,6 +170,32 @@ def _process(
             return _failed(work, "embed", f"{type(exc).__name__}: {exc}", t2 - t0)
     t3 = time.perf_counter()
     return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1, t3 - t2)
+
+
+def _read(work: Found, memory_mb: int | None) -> Document | Failure:
+    """The file read once, into a private copy that is hashed as it is written, then
+    extracted: what is stored under a hash is exactly the bytes with that hash. A file
+    rewritten since the run hashed it is reported, not stored (the next run ingests it)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            copy, sha, _ = stack.enter_context(snapshot(work.path))
+        except OSError as exc:
+            return Failure(work.path, "read", exc.strerror or str(exc))
+        if sha != work.sha256:
+            return Failure(work.path, "read", CHANGED)
+        try:
+            return extract_file(copy)
+        except MemoryError:
+            return Failure(work.path, "extract", memory_reason(memory_mb))
+        except ExtractionError as exc:
+            return Failure(work.path, "extract", exc.reason)
+        except Exception as exc:  # a bug or a hostile file must not stop the library
+            what = (
+                str(exc)
+                if isinstance(exc, OSError | FolioError)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            return Failure(work.path, "extract", what.replace(str(copy), work.path))
 
 
 def _embed_snippets(docs: list[dict[str, Any]]) -> None:
