@@ -100,13 +100,13 @@ def plan(
 
 def _keeper(paths: list[str], record: Mapping[str, Any] | None, in_run: set[str]) -> str:
     """The file whose record holds the content: the one that held it while it still does
-    (found in this run, or outside it and still there), else the first found."""
+    (found in this run, or outside it, still there and indexed), else the first found."""
     if record is not None and not is_legacy(record):
         where = str(record["path"])
         if where in paths:
             return where
-        if where not in in_run and os.path.exists(where):
-            return where
+        if where not in in_run and record["status"] in DONE and os.path.exists(where):
+            return where  # a failed one is tried again here
     return paths[0]
 
 
