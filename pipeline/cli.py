@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .chunk.tiers import chunk_document
 from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
-from .errors import FolioError
+from .errors import FolioError, LockBusy
 from .extract import extract_file
 from .library import discover
 from .model import Chunk
@@ -193,11 +193,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["FOLIO_CONFIG"] = str(Path(args.config).resolve())
     try:
         code: int = args.func(args)
+    except LockBusy as exc:
+        print(f"folio: {exc}", file=sys.stderr)
+        return 75  # EX_TEMPFAIL: try again later
     except FolioError as exc:
         print(f"folio: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:  # e.g. while waiting for the library lock
+        print("folio: interrupted", file=sys.stderr)
+        return 130
     return code
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -22,10 +23,12 @@ from rich.table import Table
 
 from .config import load_config
 from .index import server, side_index
+from .index.documents import delete_document
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import folio_home, load_server_settings
 from .index.store import Store
-from .ingest import Report, delete_document, ingest
+from .ingest import Report, ingest
+from .library import resolved
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .retrieve import MODES, Filters, retrieve, search
 
@@ -72,8 +75,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             task, completed=totals["done"], pages=totals["pages"], chunks=totals["chunks"]
         )
 
-    with progress:
-        limits = Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb)
+    limits = Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb)
+    with store.writing(args.wait, "ingest --prune" if args.prune else "ingest"), progress:
         report = ingest(
             args.paths,
             config,
@@ -225,16 +228,21 @@ def cmd_docs(args: argparse.Namespace) -> int:
 def cmd_delete(args: argparse.Namespace) -> int:
     store = _store(args)
     store.ensure_collections()
+    with store.writing(args.wait, "delete"):
+        return _delete(store, args.doc)
+
+
+def _delete(store: Store, doc: str) -> int:
     matches = [
         r
         for r in store.export(DOCUMENTS)
-        if r["doc_id"].startswith(args.doc) or r["path"] == args.doc
+        if r["doc_id"].startswith(doc) or r["path"] in (doc, str(resolved(Path(doc))))
     ]
     if not matches:
-        err.print(f"folio: no indexed document matches {args.doc!r} (see `folio docs`)")
+        err.print(f"folio: no indexed document matches {doc!r} (see `folio docs`)")
         return 1
     if len({r["doc_id"] for r in matches}) > 1:
-        err.print(f"folio: {args.doc!r} matches several documents; give more of the doc_id")
+        err.print(f"folio: {doc!r} matches several documents; give more of the doc_id")
         return 1
     removed = delete_document(store, matches[0]["doc_id"])
     side_index.refresh(store)
@@ -303,10 +311,11 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 def cmd_reindex(args: argparse.Namespace) -> int:
     store = _store(args)
     store.ensure_collections()
-    for name in (CHUNKS, DOCUMENTS):
-        old, new = store.reindex(name)
-        err.print(f"{name}: {old} -> {new}")
-    side_index.refresh(store)
+    with store.writing(args.wait, "reindex"):
+        for name in (CHUNKS, DOCUMENTS):
+            old, new = store.reindex(name)
+            err.print(f"{name}: {old} -> {new}")
+        side_index.refresh(store)
     return 0
 
 
@@ -319,6 +328,17 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
             metavar="FILE",
             default=None,
             help="YAML config (chunk:, typesense: and dense: sections; default $FOLIO_CONFIG)",
+        )
+
+    def wait(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--wait",
+            type=_non_negative(float),
+            default=None,
+            metavar="SECONDS",
+            help="when another ingest, delete or reindex is writing to the library, wait "
+            "at most this long for it (default: as long as it takes; 0: not at all), "
+            "then exit with code 75",
         )
 
     p = sub.add_parser(
@@ -365,6 +385,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help=f"address space per worker process (default {DEFAULT_MAX_MEMORY_MB}; 0: no limit)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    wait(p)
     common(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -435,6 +456,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     p = sub.add_parser("delete", help="remove a document (doc_id prefix or path) from the index")
     p.add_argument("doc", metavar="DOC")
+    wait(p)
     common(p)
     p.set_defaults(func=cmd_delete)
 
@@ -448,5 +470,6 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(func=cmd_server)
 
     p = sub.add_parser("reindex", help="rebuild collections as a new version, swap the aliases")
+    wait(p)
     common(p)
     p.set_defaults(func=cmd_reindex)

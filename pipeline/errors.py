@@ -56,6 +56,10 @@ class MarkerUnavailableError(ExtractionError):
     """The marker backend was requested but marker-pdf or its models are missing."""
 
 
+class LockBusy(FolioError):
+    """Another command held the library lock for longer than we were willing to wait."""
+
+
 class RetrievalError(FolioError):
     """A search or retrieval request could not be served."""
 

@@ -4,11 +4,15 @@ batches stream into Typesense; skip unchanged, replace changed, report failures.
 Crash safety: a document's record is written as ``indexing`` before its chunks and
 marked ``complete`` only once every chunk is acknowledged. Chunk ids are derived
 from the content hash, tier and index, so re-running after any interruption upserts
-the same ids and then deletes what the run no longer produced: it converges.
+the same ids and then deletes what the run no longer produced: it converges. A file is
+unchanged only when the collection holds every chunk its record counts, so a rerun
+repairs whatever a crash or an outside write removed. The whole run holds the library
+lock: no other writer (delete, prune, reindex, another ingest) runs meanwhile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -23,15 +27,17 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from .catalog import Found, Plan, copy_id, is_legacy, plan
 from .chunk.tiers import chunk_document
 from .config import ChunkConfig
 from .errors import ExtractionError, FolioError
 from .extract import extract_file
 from .index import side_index, vectors
+from .index.documents import release
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
-from .library import Failure, discover, file_sha256
+from .library import Failure, discover, file_sha256, resolved, snapshot
 from .limits import (
     DEFAULT_FILE_TIMEOUT,
     DEFAULT_MAX_FILE_MB,
@@ -42,10 +48,12 @@ from .limits import (
     size_problem,
     supervise,
 )
+from .model import Document
 
 log = logging.getLogger("folio.ingest")
 
 MIN_BATCH = 250  # chunks: the smallest batch sent early when Typesense would idle
+CHANGED = "the file changed while it was being ingested; run again to ingest it as it is now"
 
 
 @dataclass(slots=True)
@@ -79,13 +87,6 @@ class Report:
 
 
 @dataclass(frozen=True, slots=True)
-class _Work:
-    path: str
-    sha256: str
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
 class _Result:
     path: str
     sha256: str
@@ -111,7 +112,7 @@ def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:
 
 
 def _process(
-    work: _Work,
+    work: Found,
     config: ChunkConfig,
     fingerprint: str,
     note: Note | None = None,
@@ -120,18 +121,11 @@ def _process(
 ) -> _Result:
     """Extract and chunk one file (runs in a worker process)."""
     t0 = time.perf_counter()
-    try:
-        doc = extract_file(work.path)
-    except MemoryError:
-        return _failed(work, "extract", memory_reason(memory_mb), time.perf_counter() - t0)
-    except ExtractionError as exc:
-        return _failed(work, "extract", exc.reason, time.perf_counter() - t0)
-    except (OSError, FolioError) as exc:
-        return _failed(work, "extract", str(exc), time.perf_counter() - t0)
-    except Exception as exc:  # a bug or a hostile file must not stop the library
-        return _failed(work, "extract", f"{type(exc).__name__}: {exc}", time.perf_counter() - t0)
+    doc = _read(work, memory_mb)
     t1 = time.perf_counter()
-    doc = replace(doc, doc_id=work.sha256)
+    if isinstance(doc, Failure):
+        return _failed(work, doc.stage, doc.reason, t1 - t0)
+    doc = replace(doc, doc_id=work.sha256, source=work.path)
     if note is not None:
         note("chunk")
     try:
@@ -178,6 +172,32 @@ def _process(
     return _Result(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1, t3 - t2)
 
 
+def _read(work: Found, memory_mb: int | None) -> Document | Failure:
+    """The file read once, into a private copy that is hashed as it is written, then
+    extracted: what is stored under a hash is exactly the bytes with that hash. A file
+    rewritten since the run hashed it is reported, not stored (the next run ingests it)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            copy, sha, _ = stack.enter_context(snapshot(work.path))
+        except OSError as exc:
+            return Failure(work.path, "read", exc.strerror or str(exc))
+        if sha != work.sha256:
+            return Failure(work.path, "read", CHANGED)
+        try:
+            return extract_file(copy)
+        except MemoryError:
+            return Failure(work.path, "extract", memory_reason(memory_mb))
+        except ExtractionError as exc:
+            return Failure(work.path, "extract", exc.reason)
+        except Exception as exc:  # a bug or a hostile file must not stop the library
+            what = (
+                str(exc)
+                if isinstance(exc, OSError | FolioError)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            return Failure(work.path, "extract", what.replace(str(copy), work.path))
+
+
 def _embed_snippets(docs: list[dict[str, Any]]) -> None:
     """Snippets carry the vector of their retrieval text (what the 512-token snippet
     budget is sized for); sections are not embedded."""
@@ -188,7 +208,7 @@ def _embed_snippets(docs: list[dict[str, Any]]) -> None:
         doc["embedding"] = vector
 
 
-def _failed(work: _Work, stage: str, reason: str, seconds: float) -> _Result:
+def _failed(work: Found, stage: str, reason: str, seconds: float) -> _Result:
     return _Result(
         work.path, work.sha256, work.size, None, [], Failure(work.path, stage, reason), seconds, 0
     )
@@ -201,14 +221,15 @@ class _Indexer:
     def __init__(
         self,
         store: Store,
-        previous: dict[str, dict[str, Any]],
+        work: Plan,
+        known: set[str],
         report: Report,
         fingerprint: str,
     ) -> None:
         self.store = store
         self.fingerprint = fingerprint
-        self.previous = previous  # path -> old record
-        self.known = {r["doc_id"] for r in previous.values()}
+        self.plan = work
+        self.known = known  # doc_ids with records: chunks of earlier runs may be stored
         self.completed: list[dict[str, Any]] = []
         self.report = report
         self.batch: list[dict[str, Any]] = []
@@ -292,9 +313,8 @@ class _Indexer:
                 self.store.delete_where(
                     CHUNKS, f"doc_id:={sha} && tier:={tier} && chunk_index:>={n}"
                 )
-        old = self.previous.get(result.path)
-        if old is not None and old["doc_id"] != result.sha256:
-            delete_document(self.store, old["doc_id"])  # the file's previous version
+        for old in self.plan.replaced.get(result.path, ()):  # another content, a copy's
+            release(self.store, old, self.plan.held)
         empty = record["sections"] == 0
         self.completed.append(record | {"status": "empty" if empty else "complete"})
 
@@ -407,58 +427,44 @@ def ingest(
     extra can run here.
     """
     limits = Limits(file_timeout, max_file_mb, max_memory_mb)
+    with store.writing(what="ingest"):
+        return _ingest(paths, config, store, prune, workers, progress, limits, embed)
+
+
+def _ingest(
+    paths: Sequence[str],
+    config: ChunkConfig,
+    store: Store,
+    prune: bool,
+    workers: int | None,
+    progress: ProgressHook | None,
+    limits: Limits,
+    embed: bool | None,
+) -> Report:
     t_start = time.perf_counter()
     report = Report()
     created = store.ensure_collections()
     files, problems = discover(paths)
     report.failed.extend(problems)
     # Just created: nothing to read back (and a cluster follower may still answer 404).
-    previous = {} if DOCUMENTS in created else {r["path"]: r for r in store.export(DOCUMENTS)}
-    by_doc_id = {r["doc_id"]: r for r in previous.values()}
+    records = [] if DOCUMENTS in created else store.export(DOCUMENTS)
+    # Chunks per document, to tell a complete record from a complete document.
+    stored = store.facet_counts(CHUNKS, "doc_id", 2 * len(records) + 100) if records else {}
     if embed is None:
         embed = vectors.unavailable() is None
     report.embedder = str(vectors.embedder().name) if embed else ""
     fingerprint = config_fingerprint(config, report.embedder)
-    todo: list[_Work] = []
-    seen: dict[str, str] = {}
-    for f in files:
-        path = str(f)
-        try:
-            st = f.stat()
-            if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
-                report.failed.append(Failure(path, "read", "not a regular file"))
-                continue
-            if st.st_size == 0:  # not a duplicate of every other empty file
-                report.failed.append(Failure(path, "read", "the file is empty"))
-                continue
-            too_big = size_problem(st.st_size, limits)
-            if too_big:
-                report.failed.append(Failure(path, "read", too_big))
-                continue
-            sha, size = file_sha256(f), st.st_size
-        except OSError as exc:
-            report.failed.append(Failure(path, "read", exc.strerror or str(exc)))
-            continue
-        if sha in seen:
-            report.duplicates.append((path, seen[sha]))
-            continue
-        seen[sha] = path
-        old = previous.get(path) or by_doc_id.get(sha)
-        if (
-            old is not None
-            and old["doc_id"] == sha
-            and old["status"] in ("complete", "empty")
-            and old.get("config") == fingerprint
-        ):
-            report.unchanged.append(path)
-            continue
-        todo.append(_Work(path, sha, size))
+    work = plan(_hashed(files, limits, report), records, stored, fingerprint)
+    report.unchanged.extend(work.unchanged)
+    _record_copies(store, work, fingerprint, report)
+    todo = list(work.todo)
     totals = {"files": len(todo), "done": 0, "chunks": 0, "pages": 0}
     if progress:
         progress("start", totals)
     # Typesense calls run on their own thread so that the workers are fed while a
     # batch is being indexed: extraction and chunking overlap with indexing.
-    writer = _IndexThread(_Indexer(store, previous, report, fingerprint))
+    known = {str(r["doc_id"]) for r in records}
+    writer = _IndexThread(_Indexer(store, work, known, report, fingerprint))
     try:
         for result in _run_pool(todo, config, fingerprint, workers, limits, embed):
             report.seconds["extract"] += result.extract_s
@@ -481,26 +487,76 @@ def ingest(
     finally:
         writer.abandon()  # no-op after finish(); else the thread stops after its call
     if prune and not report.interrupted:
-        _prune(store, paths, previous, files, report)
+        _prune(store, paths, records, files, work.held, report)
+    _warn_legacy(records, work.held)
     if not report.interrupted:
         side_index.refresh(store)  # so the first question does not pay for the rebuild
     report.seconds["total"] = time.perf_counter() - t_start
     return report
 
 
-def _failure_record(result: _Result, fingerprint: str) -> dict[str, Any]:
-    assert result.failure is not None
+def _hashed(files: list[Path], limits: Limits, report: Report) -> list[Found]:
+    """The regular, non-empty files within the size limit, with their hashes."""
+    found: list[Found] = []
+    for f in files:
+        path = str(f)
+        try:
+            st = f.stat()
+            if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
+                report.failed.append(Failure(path, "read", "not a regular file"))
+                continue
+            if st.st_size == 0:  # not a duplicate of every other empty file
+                report.failed.append(Failure(path, "read", "the file is empty"))
+                continue
+            too_big = size_problem(st.st_size, limits)
+            if too_big:
+                report.failed.append(Failure(path, "read", too_big))
+                continue
+            found.append(Found(path, file_sha256(f), st.st_size))
+        except OSError as exc:
+            report.failed.append(Failure(path, "read", exc.strerror or str(exc)))
+    return found
+
+
+def _record_copies(store: Store, work: Plan, fingerprint: str, report: Report) -> None:
+    """Each copy of a content gets a ``duplicate`` record of its own (its path is pruned
+    on its own); then what those paths recorded before is released."""
+    new = [
+        _file_record(f.path, f.sha256, f.size, fingerprint)
+        | {"id": copy_id(f.path), "status": "duplicate"}
+        for f, _, recorded in work.copies
+        if not recorded
+    ]
+    refused = {r.id: r.reason for r in store.upsert(DOCUMENTS, new)} if new else {}
+    for f, keeper, _ in work.copies:
+        if copy_id(f.path) in refused:
+            report.failed.append(Failure(f.path, "index", refused[copy_id(f.path)]))
+        else:
+            report.duplicates.append((f.path, keeper))
+    for old in work.stale:
+        release(store, old, work.held)
+
+
+def _warn_legacy(records: list[dict[str, Any]], held: frozenset[str]) -> None:
+    left = sum(1 for r in records if is_legacy(r) and r["doc_id"] not in held)
+    if left:
+        log.warning(
+            "%d documents recorded under relative paths by an older Folio were not found "
+            "by content in this run; `folio docs` lists them, `folio delete` removes them",
+            left,
+        )
+
+
+def _file_record(path: str, sha: str, size: int, fingerprint: str) -> dict[str, Any]:
+    """The record of a file whose content is not (or not here) indexed."""
     return {
-        "id": result.sha256,
-        "doc_id": result.sha256,
-        "path": result.path,
-        "title": Path(result.path).name,
-        "format": Path(result.path).suffix.lower().lstrip(".") or "unknown",
-        "bytes": result.size,
-        "sha256": result.sha256,
-        "status": "failed",
-        "stage": result.failure.stage,
-        "error": result.failure.reason,
+        "id": sha,
+        "doc_id": sha,
+        "path": path,
+        "title": Path(path).name,
+        "format": Path(path).suffix.lower().lstrip(".") or "unknown",
+        "bytes": size,
+        "sha256": sha,
         "sections": 0,
         "snippets": 0,
         "config": fingerprint,
@@ -508,8 +564,17 @@ def _failure_record(result: _Result, fingerprint: str) -> dict[str, Any]:
     }
 
 
+def _failure_record(result: _Result, fingerprint: str) -> dict[str, Any]:
+    assert result.failure is not None
+    return _file_record(result.path, result.sha256, result.size, fingerprint) | {
+        "status": "failed",
+        "stage": result.failure.stage,
+        "error": result.failure.reason,
+    }
+
+
 def _run_pool(
-    todo: list[_Work],
+    todo: list[Found],
     config: ChunkConfig,
     fingerprint: str,
     workers: int | None,
@@ -547,7 +612,7 @@ def _run_pool(
 
 
 def _run_one(
-    work: _Work,
+    work: Found,
     note: Note,
     *,
     config: ChunkConfig,
@@ -558,29 +623,30 @@ def _run_one(
     return _process(work, config, fingerprint, note, memory_mb, embed)
 
 
-def _failed_in_worker(work: _Work, stage: str, reason: str) -> _Result:
+def _failed_in_worker(work: Found, stage: str, reason: str) -> _Result:
     return _failed(work, stage, reason, 0.0)
 
 
 def _prune(
     store: Store,
     roots: Sequence[str],
-    previous: dict[str, dict[str, Any]],
+    records: list[dict[str, Any]],
     files: list[Path],
+    held: frozenset[str],
     report: Report,
 ) -> None:
-    """Remove documents under the given roots whose files are gone."""
+    """Forget the files under the given roots that are gone. A content goes with its
+    last file; records of relative paths (an older Folio's) cannot be placed: kept."""
     present = {str(f) for f in files}
-    prefixes = [str(Path(r)) for r in roots]
-    for path, record in previous.items():
-        under = any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
-        if under and path not in present and not Path(path).exists():
-            delete_document(store, record["doc_id"])
+    prefixes = [str(resolved(Path(r))).rstrip("/") + "/" for r in roots]
+    for record in records:
+        path = str(record["path"])
+        if (
+            is_legacy(record)
+            or path in present
+            or not any((path + "/").startswith(p) for p in prefixes)
+        ):
+            continue
+        if not os.path.exists(path):
+            release(store, record, held)
             report.pruned.append(path)
-
-
-def delete_document(store: Store, doc_id: str) -> int:
-    """Delete a document's chunks and its record; returns the number of chunks removed."""
-    removed = store.delete_where(CHUNKS, f"doc_id:={quote(doc_id)}")
-    store.delete_where(DOCUMENTS, f"doc_id:={quote(doc_id)}")
-    return removed

@@ -1,10 +1,17 @@
-"""The library on disk: which files to read, and their content hashes."""
+"""The library on disk: which files to read, and their content hashes.
+
+A file is known by its absolute, resolved path (the same file named from another
+directory, or through a symlink, is the same file) and its content by the SHA-256 of
+its bytes.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +26,13 @@ class Failure:
 
 
 def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
-    """Supported files under ``paths`` (files as given; folders recursively, sorted,
-    symlinked folders not followed so loops cannot happen)."""
+    """Supported files under ``paths`` as absolute, resolved paths, each once (files as
+    given; folders recursively, sorted, symlinked folders not followed so loops cannot
+    happen)."""
     found: list[Path] = []
     problems: list[Failure] = []
     for raw in paths:
-        p = Path(raw)
+        p = resolved(Path(raw))
         if p.is_dir():
             for root, dirs, files in os.walk(
                 p,
@@ -41,7 +49,16 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
             found.append(p)
         else:
             problems.append(Failure(raw, "read", "no such file or directory"))
-    return found, problems
+    return list(dict.fromkeys(resolved(f) for f in found)), problems
+
+
+def resolved(path: Path) -> Path:
+    """The absolute path with symlinks resolved; a path that cannot be resolved (a
+    symlink loop, a dangling link) stays absolute as named, for the read to report."""
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except OSError:
+        return Path(os.path.abspath(path))
 
 
 def file_sha256(path: Path) -> str:
@@ -50,3 +67,20 @@ def file_sha256(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+@contextlib.contextmanager
+def snapshot(path: str) -> Iterator[tuple[Path, str, int]]:
+    """A private copy of the file, its SHA-256 and size, from one read of its bytes: what
+    is extracted from the copy is exactly what was hashed, even if the file is rewritten
+    meanwhile. The copy keeps the file's name (titles fall back to it)."""
+    with tempfile.TemporaryDirectory(prefix="folio-read-") as tmp:
+        copy = Path(tmp) / Path(path).name
+        h = hashlib.sha256()
+        size = 0
+        with open(path, "rb") as src, copy.open("wb") as dst:
+            for block in iter(lambda: src.read(1 << 20), b""):
+                h.update(block)
+                dst.write(block)
+                size += len(block)
+        yield copy, h.hexdigest(), size

@@ -458,6 +458,8 @@ def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, A
     out: dict[str, Any] = {}
     for r in store.export(DOCUMENTS):
         sha = r["doc_id"]
+        if r["id"] != sha:  # a copy's record: the content's own record holds the result
+            continue
         if r["status"] == "failed":
             failure = Failure(r["path"], r.get("stage", "extract"), r.get("error", ""))
             out[sha] = _Result(r["path"], sha, r["bytes"], None, [], failure, 0.0, 0.0)

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from pipeline import make_config
 from pipeline.index import side_index
+from pipeline.index.documents import delete_document
 from pipeline.index.lexical import library_state
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import delete_document, ingest
+from pipeline.ingest import ingest
 from pipeline.retrieve import Filters, rank, retrieve
 
 from .test_ingest import copies, wait_for_complete

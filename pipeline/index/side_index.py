@@ -7,7 +7,6 @@ temporary directory, removed later), so a reader never sees half an index.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -32,9 +31,7 @@ _lock = threading.Lock()
 
 def root(store: Store) -> Path:
     """One folder per store: the embedded server, or the URLs of a remote one."""
-    where = "embedded" if store.settings.embedded else ",".join(n.url() for n in store.nodes)
-    key = hashlib.sha256(where.encode()).hexdigest()[:16]
-    return folio_home() / "lexical" / key
+    return folio_home() / "lexical" / store.identity()
 
 
 def current(store: Store, state: LibraryState | None = None) -> LexicalIndex:

@@ -3,6 +3,8 @@ per-document results, bounded retries, deletes by document."""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import logging
 import time
@@ -23,8 +25,9 @@ from typesense.exceptions import (
 
 from ..errors import FolioError
 from . import server
+from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS, check_ranges, schema
-from .settings import ServerSettings, load_server_settings
+from .settings import ServerSettings, folio_home, load_server_settings
 
 log = logging.getLogger("folio.store")
 T = TypeVar("T")
@@ -83,6 +86,21 @@ class Store:
     @classmethod
     def open(cls, config_path: str | None = None) -> Store:
         return cls(load_server_settings(config_path))
+
+    def identity(self) -> str:
+        """A short name for this store (the embedded server, or a remote one's URLs)
+        that names the state Folio keeps beside it under ``$FOLIO_HOME``."""
+        where = "embedded" if self.settings.embedded else ",".join(n.url() for n in self.nodes)
+        return hashlib.sha256(where.encode()).hexdigest()[:16]
+
+    def writing(
+        self, wait: float | None = None, what: str = ""
+    ) -> contextlib.AbstractContextManager[None]:
+        """The library lock every writer holds (see ``lock``); ``what`` names the command
+        to anyone who has to wait for it."""
+        return library_lock(
+            folio_home() / "locks" / f"{self.identity()}.lock", wait=wait, what=what
+        )
 
     # -- plumbing --------------------------------------------------------------------------
     def call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:
@@ -160,7 +178,12 @@ class Store:
         return str(body["name"])
 
     def reindex(self, name: str) -> tuple[str, str]:
-        """Build the next version of a collection from the current one, then swap the alias."""
+        """Build the next version of a collection from the current one, then swap the
+        alias; under the library lock, so no write lands in the old version meanwhile."""
+        with self.writing(what="reindex"):
+            return self._reindex(name)
+
+    def _reindex(self, name: str) -> tuple[str, str]:
         current = self.alias_target(name)
         if current is None:
             raise StoreError(f"collection {name} does not exist; ingest something first")
@@ -210,6 +233,26 @@ class Store:
                     failures.append(ImportFailure(str(doc.get("id")), str(res.get("error"))))
         return failures
 
+    def delete(self, name: str, doc_id: str) -> None:
+        """Delete one document by id (gone already is fine)."""
+        try:
+            self.call(
+                f"delete from {name}",
+                lambda: self.client.collections[name].documents[doc_id].delete(),
+            )
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, ObjectNotFound):
+                raise
+
+    def facet_counts(self, name: str, field: str, limit: int) -> dict[str, int]:
+        """How many documents hold each value of a facet field (up to ``limit`` values)."""
+        params = {"q": "*", "per_page": 0, "facet_by": field, "max_facet_values": limit}
+        res = self.search(name, params)
+        counts: list[dict[str, Any]] = next(
+            (f["counts"] for f in res.get("facet_counts", []) if f["field_name"] == field), []
+        )
+        return {str(c["value"]): int(c["count"]) for c in counts}
+
     def delete_where(self, name: str, filter_by: str) -> int:
         res = self.call(
             f"delete from {name}",
@@ -218,8 +261,6 @@ class Store:
         return int(res.get("num_deleted", 0))
 
     def export(self, name: str, filter_by: str | None = None) -> list[dict[str, Any]]:
-        import json
-
         params = {"filter_by": filter_by} if filter_by else {}
         raw = self.call(
             f"export {name}", lambda: self.client.collections[name].documents.export(params)

@@ -97,13 +97,14 @@ class PageMap:
 
 
 def page_map_search(doc_ids: Sequence[str]) -> dict[str, Any] | None:
-    """The search (for ``multi_search``) that reads these documents' page maps."""
+    """The search (for ``multi_search``) that reads these documents' page maps (from the
+    records that hold the contents: their id is the doc_id; copies' records have none)."""
     if not doc_ids:
         return None
     return {
         "collection": DOCUMENTS,
         "q": "*",
-        "filter_by": f"doc_id:=[{','.join(quote(d) for d in doc_ids)}]",
+        "filter_by": f"id:=[{','.join(quote(d) for d in doc_ids)}]",
         "include_fields": "id,doc_id,page_map",
         "per_page": len(doc_ids),
     }

@@ -202,6 +202,9 @@ with tempfile.NamedTemporaryFile("w", suffix=".md") as fh:  # lazy imports happe
     pipeline.chunk_file(fh.name)
 store = Store(load_server_settings(None))
 store.ensure_collections()
+home = tempfile.mkdtemp(prefix="folio-nobody-")  # nobody's own state (the library lock)
+os.chown(home, 65534, 65534)
+os.environ["FOLIO_HOME"] = home
 os.setgid(65534)
 os.setuid(65534)
 report = ingest([sys.argv[1]], make_config(), store, workers=1, file_timeout=None,

@@ -1,0 +1,54 @@
+"""A stored content and the file records that point to it: when a file stops holding a
+content (changed or gone), its record goes, and the content goes with the last file
+that held it (see ``pipeline.catalog`` for the record layout)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from .schema import CHUNKS, DOCUMENTS
+from .store import Store, StoreError, quote
+
+
+def delete_document(store: Store, doc_id: str) -> int:
+    """Delete a document's chunks and every record of it, under the library lock;
+    returns the number of chunks removed."""
+    with store.writing(what="delete"):
+        return remove_document(store, doc_id)
+
+
+def remove_document(store: Store, doc_id: str) -> int:
+    """``delete_document`` for a caller that holds the library lock already."""
+    removed = store.delete_where(CHUNKS, f"doc_id:={quote(doc_id)}")
+    store.delete_where(DOCUMENTS, f"doc_id:={quote(doc_id)}")
+    return removed
+
+
+def release(store: Store, record: Mapping[str, Any], held: Collection[str] = ()) -> None:
+    """The file of ``record`` no longer holds its content. A copy's record just goes. The
+    keeper's content stays when ``held`` says a file of this run holds it (that file's
+    record replaces this one), else moves to a copy whose file is still there, else goes."""
+    doc_id = str(record["doc_id"])
+    if record["id"] != doc_id:
+        store.delete(DOCUMENTS, str(record["id"]))
+        return
+    if doc_id in held:
+        return
+    for other in store.export(DOCUMENTS, f"doc_id:={quote(doc_id)}"):
+        if other["id"] != doc_id and os.path.exists(str(other["path"])):
+            promote(store, record, other)
+            return
+    remove_document(store, doc_id)
+
+
+def promote(store: Store, keeper: Mapping[str, Any], copy: Mapping[str, Any]) -> None:
+    """Make ``copy``'s file the keeper of the content: its chunks cite that file now."""
+    path = str(copy["path"])
+    chunks = store.export(CHUNKS, f"doc_id:={quote(str(keeper['doc_id']))}")
+    refused = store.upsert(CHUNKS, [c | {"source": path} for c in chunks])
+    refused += store.upsert(DOCUMENTS, [dict(keeper) | {"path": path}])
+    if refused:
+        raise StoreError(f"moving {keeper['doc_id']} to {path}: {refused[0].reason}")
+    store.delete(DOCUMENTS, str(copy["id"]))
