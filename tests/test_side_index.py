@@ -72,8 +72,14 @@ def test_saved_on_disk_and_reloaded_damaged_or_not(store: Store, tmp_path: Path)
     base = side_index.root(store)
     fingerprint = library_state(store).fingerprint()
     assert (base / fingerprint / "meta.json").is_file()
+    built = side_index.current(store)
+    terms = ["ownership", "borrow", "scope"]
+    assert built.lead is not None  # the rust chapter's headings are the snippets' leads
     side_index._memo.clear()  # a new process: from disk
-    assert side_index.current(store).fingerprint == fingerprint
+    loaded = side_index.current(store)
+    assert loaded.fingerprint == fingerprint
+    scores = built.scores(terms, terms)
+    assert scores.max() > 0 and loaded.scores(terms, terms).tolist() == scores.tolist()
     side_index._memo.clear()
     (base / fingerprint / "ids.json").write_text("{not json", encoding="utf-8")
     (base / ".tmp-left-by-kill").mkdir()
