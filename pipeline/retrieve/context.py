@@ -198,11 +198,7 @@ class Packer:
     def citation(
         self, sec: StoredChunk, a: int, b: int, snippets: Sequence[StoredChunk]
     ) -> Citation:
-        pages = _pages(self.maps.get(sec.doc_id), sec, a, b, snippets)
-        start, end, labels = pages if pages else (None, None, ())
-        return Citation(
-            sec.doc_id, sec.doc_title, sec.source, sec.breadcrumb, start, end, a, b, labels
-        )
+        return cite(sec, a, b, snippets, self.maps.get(sec.doc_id))
 
     def result(self) -> list[ContextItem]:
         out: list[ContextItem] = []
@@ -228,6 +224,19 @@ class Packer:
                 )
             )
         return out
+
+
+def cite(
+    sec: StoredChunk,
+    a: int,
+    b: int,
+    snippets: Sequence[StoredChunk] = (),
+    page_map: PageMap | None = None,
+) -> Citation:
+    """The citation of ``[a, b)`` of ``sec`` (a section, or any stored chunk)."""
+    pages = _pages(page_map, sec, a, b, snippets)
+    start, end, labels = pages if pages else (None, None, ())
+    return Citation(sec.doc_id, sec.doc_title, sec.source, sec.breadcrumb, start, end, a, b, labels)
 
 
 def _pages(
