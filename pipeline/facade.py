@@ -21,9 +21,11 @@ from .retrieve import Context, Hit, SearchResult, rank, retrieve, search
 from .retrieve.search import FACETS
 from .retrieve.sections import (
     DocumentInfo,
+    LibraryCounts,
     OutlineEntry,
     Shown,
     find_document,
+    library_counts,
     list_documents,
     outline,
     show,
@@ -166,3 +168,7 @@ class Library:
     def documents(self, *, limit: int = 10_000) -> list[DocumentInfo]:
         """Every file record, newest first: status, counts, title, path."""
         return [DocumentInfo.of(d) for d in list_documents(self.store, limit=limit)]
+
+    def counts(self) -> LibraryCounts:
+        """File records by status, sections and snippets."""
+        return library_counts(self.store)

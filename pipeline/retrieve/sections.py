@@ -202,3 +202,20 @@ def find_document(store: Store, doc: str) -> DocumentInfo:
         raise RetrievalError(f"{doc!r} matches {len(ids)} documents ({shown}); give more of it")
     # The record holding the content (id == doc_id) when there are copies.
     return next((r for r in matches if r.status != "duplicate"), matches[0])
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryCounts:
+    """What the library holds: file records by status, and chunks by tier."""
+
+    statuses: dict[str, int]
+    sections: int
+    snippets: int
+
+
+def library_counts(store: Store) -> LibraryCounts:
+    return LibraryCounts(
+        statuses=store.facet_counts(DOCUMENTS, "status", 20),
+        sections=store.count(CHUNKS, "tier:=section"),
+        snippets=store.count(CHUNKS, "tier:=snippet"),
+    )
