@@ -112,8 +112,8 @@ class Library:
     def delete(self, doc: str, *, wait: float | None = None) -> int:
         """``folio delete``: a document by doc_id, unique doc_id prefix or path, with every
         file record of its content; returns the number of chunks removed."""
-        found = find_document(self.store, doc)
         with self.store.writing(wait, "delete"):
+            found = find_document(self.store, doc)
             removed = delete_document(self.store, found.doc_id)
             side_index.refresh(self.store)
         return removed
