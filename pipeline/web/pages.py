@@ -82,7 +82,11 @@ def search_page(query: Query, result: SearchResult, titles: dict[str, str]) -> s
     summary = (
         f"{result.found} hits for <q>{esc(query.text)}</q>"
         + (f", showing {first}–{last}" if result.hits else "")
-        + (f" ({result.folded} repeated previews folded)" if result.folded else "")
+        + (
+            f" ({result.folded} repeated preview{'s' if result.folded > 1 else ''} folded)"
+            if result.folded
+            else ""
+        )
     )
     body = (
         f"<div class='results-layout'>{_facets(query, result, titles)}"
