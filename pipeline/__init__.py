@@ -1,4 +1,9 @@
-"""Folio: turn a library of books and documents into search-ready two-tier chunks."""
+"""Folio: turn a library of books and documents into search-ready two-tier chunks.
+
+``Library`` (ingest, search, retrieve, show, outline, documents, delete) and ``Filters``
+are imported on first use, so chunking alone never loads the Typesense client."""
+
+from typing import TYPE_CHECKING, Any
 
 from .api import chunk_file, chunk_markdown, chunk_text
 from .chunk.tiers import chunk_document
@@ -8,6 +13,10 @@ from .errors import ConfigError, ExtractionError, FolioError
 from .extract import extract_file
 from .model import Block, Chunk, Document
 
+if TYPE_CHECKING:
+    from .facade import Library
+    from .index.filters import Filters
+
 __all__ = [
     "Block",
     "Chunk",
@@ -16,7 +25,9 @@ __all__ = [
     "Document",
     "Estimator",
     "ExtractionError",
+    "Filters",
     "FolioError",
+    "Library",
     "TokenCounter",
     "chunk_document",
     "chunk_file",
@@ -28,3 +39,15 @@ __all__ = [
     "make_config",
     "make_counter",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Library":
+        from .facade import Library
+
+        return Library
+    if name == "Filters":
+        from .index.filters import Filters
+
+        return Filters
+    raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

@@ -172,8 +172,10 @@ def build_parser() -> argparse.ArgumentParser:
     extract.set_defaults(func=cmd_extract)
 
     from .cli_index import add_commands
+    from .web.command import add_serve
 
     add_commands(sub)
+    add_serve(sub)
     return parser
 
 

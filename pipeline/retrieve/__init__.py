@@ -7,7 +7,17 @@ from .hits import Hit
 from .rank import MODES, Ranked
 from .retrieval import rank, rank_snippets, retrieve
 from .search import FACETS, SearchResult, search
-from .sections import get_section, list_documents, neighbors
+from .sections import (
+    DocumentInfo,
+    OutlineEntry,
+    Shown,
+    find_document,
+    get_section,
+    list_documents,
+    neighbors,
+    outline,
+    show,
+)
 
 __all__ = [
     "FACETS",
@@ -15,16 +25,22 @@ __all__ = [
     "Citation",
     "Context",
     "ContextItem",
+    "DocumentInfo",
     "Filters",
     "Hit",
+    "OutlineEntry",
     "Ranked",
     "RetrievalError",
     "SearchResult",
+    "Shown",
+    "find_document",
     "get_section",
     "list_documents",
     "neighbors",
+    "outline",
     "rank",
     "rank_snippets",
     "retrieve",
     "search",
+    "show",
 ]

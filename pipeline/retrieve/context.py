@@ -66,6 +66,11 @@ class Context:
 
 
 def header(n: int, c: Citation) -> str:
+    return f"[{n}] {citation_text(c)}"
+
+
+def citation_text(c: Citation) -> str:
+    """How a context item is cited: breadcrumb — file name, pages (printed labels)."""
     pages = ""
     if c.page_start is not None:
         pages = f", p. {c.page_start}" + (f"–{c.page_end}" if c.page_end != c.page_start else "")
@@ -75,7 +80,7 @@ def header(n: int, c: Citation) -> str:
     # The file's name, not its path, and no character offsets: every header is paid from
     # the budget (a full one cost ~55 WordPiece tokens); the citation keeps both.
     path = " > ".join(c.breadcrumb)
-    return f"[{n}] {path} — {PurePath(c.source).name}{pages}"
+    return f"{path} — {PurePath(c.source).name}{pages}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,11 +203,7 @@ class Packer:
     def citation(
         self, sec: StoredChunk, a: int, b: int, snippets: Sequence[StoredChunk]
     ) -> Citation:
-        pages = _pages(self.maps.get(sec.doc_id), sec, a, b, snippets)
-        start, end, labels = pages if pages else (None, None, ())
-        return Citation(
-            sec.doc_id, sec.doc_title, sec.source, sec.breadcrumb, start, end, a, b, labels
-        )
+        return cite(sec, a, b, snippets, self.maps.get(sec.doc_id))
 
     def result(self) -> list[ContextItem]:
         out: list[ContextItem] = []
@@ -228,6 +229,19 @@ class Packer:
                 )
             )
         return out
+
+
+def cite(
+    sec: StoredChunk,
+    a: int,
+    b: int,
+    snippets: Sequence[StoredChunk] = (),
+    page_map: PageMap | None = None,
+) -> Citation:
+    """The citation of ``[a, b)`` of ``sec`` (a section, or any stored chunk)."""
+    pages = _pages(page_map, sec, a, b, snippets)
+    start, end, labels = pages if pages else (None, None, ())
+    return Citation(sec.doc_id, sec.doc_title, sec.source, sec.breadcrumb, start, end, a, b, labels)
 
 
 def _pages(

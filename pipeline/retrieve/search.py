@@ -92,17 +92,20 @@ def search(
     *,
     page: int = 1,
     per_page: int = 10,
+    facets: Sequence[str] = FACETS,
 ) -> SearchResult:
     """Chunks matching ``query`` with facet counts for hints, tiers, documents, formats.
 
     People search with a few keywords and read the facet counts as "how many chunks
     match", so this is Typesense's own search (all words, typo tolerant) with exact
     counts over every match; agents' questions go through ``retrieve``'s ranking. A page
-    shows each preview of a section once (``folded`` counts the repeats left out)."""
+    shows each preview of a section once (``folded`` counts the repeats left out).
+    ``facets``: the fields counted (any facet field of the chunks, e.g. ``doc_id``,
+    ``contains_table``)."""
     filters = filters or Filters()
     page, per_page = max(1, page), max(1, min(per_page, 250))
     params = _query_params(query, filters) | {
-        "facet_by": ",".join(FACETS),
+        "facet_by": ",".join(facets),
         "max_facet_values": 20,
         "page": page,
         "per_page": per_page,
@@ -113,7 +116,7 @@ def search(
         for h in res.get("hits", [])
     ]
     shown = fold(hits)
-    facets = {
+    counts = {
         f["field_name"]: [(str(c["value"]), int(c["count"])) for c in f["counts"]]
         for f in res.get("facet_counts", [])
     }
@@ -123,7 +126,7 @@ def search(
         page=page,
         per_page=per_page,
         hits=tuple(shown),
-        facets=facets,
+        facets=counts,
         filters=filters.expression(),
         folded=len(hits) - len(shown),
     )

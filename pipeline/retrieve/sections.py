@@ -1,13 +1,18 @@
-"""Sections by id, their neighbours, and the documents of the library."""
+"""Chunks by id with their neighbours and citation, a document's outline, and the
+documents of the library. Everything reads through search, so a search-only key suffices."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import RetrievalError
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
-from .hits import HIT_FIELDS, Hit, to_hit
+from ..library import resolved
+from .context import Citation, cite, page_map_search, page_maps
+from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
 
 
 def get_section(store: Store, section_id: str) -> Hit | None:
@@ -26,24 +31,26 @@ def get_section(store: Store, section_id: str) -> Hit | None:
 
 
 def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
-    """The sections before and after ``section_id`` in its document."""
+    """The chunks before and after ``section_id`` in its document, of the same tier
+    (sections for a section, snippets for a snippet)."""
     sec = store.search(
         CHUNKS,
         {
             "q": "*",
             "filter_by": f"id:={quote(section_id)}",
-            "include_fields": "doc_id,chunk_index",
+            "include_fields": "doc_id,tier,chunk_index",
             "per_page": 1,
         },
     ).get("hits", [])
     if not sec:
         raise RetrievalError(f"no section with id {section_id}")
-    doc, index = sec[0]["document"]["doc_id"], int(sec[0]["document"]["chunk_index"])
+    found = sec[0]["document"]
+    doc, tier, index = found["doc_id"], found["tier"], int(found["chunk_index"])
     res = store.search(
         CHUNKS,
         {
             "q": "*",
-            "filter_by": f"doc_id:={quote(doc)} && tier:=section && "
+            "filter_by": f"doc_id:={quote(doc)} && tier:={quote(tier)} && "
             f"chunk_index:=[{index - 1},{index + 1}]",
             "include_fields": HIT_FIELDS + ",chunk_index",
             "per_page": 2,
@@ -75,3 +82,140 @@ def list_documents(store: Store, *, limit: int = 250) -> list[dict[str, Any]]:
             break
         page += 1
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """One chunk as a reader opens it: its text, the citation an agent would get for it,
+    and the chunks before and after it (same tier, same document)."""
+
+    chunk: Hit
+    citation: Citation
+    previous: Hit | None
+    next: Hit | None
+
+
+def show(store: Store, chunk_id: str) -> Shown | None:
+    """A section or snippet by id with its citation and neighbours; ``None``: no such id."""
+    found = store.search(CHUNKS, by_id_search([chunk_id]) or {}).get("hits", [])
+    if not found:
+        return None
+    doc = found[0]["document"]
+    maps = store.search(DOCUMENTS, page_map_search([doc["doc_id"]]) or {}).get("hits", [])
+    stored = StoredChunk.of(doc)
+    page_map = page_maps({h["document"]["id"]: h["document"] for h in maps}).get(stored.doc_id)
+    before, after = neighbors(store, chunk_id)
+    citation = cite(stored, stored.char_start, stored.char_end, (), page_map)
+    return Shown(to_hit(doc), citation, before, after)
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineEntry:
+    """A section of a document, in reading order."""
+
+    id: str
+    chunk_index: int
+    breadcrumb: tuple[str, ...]
+    section_title: str
+    page_start: int | None
+    page_end: int | None
+    est_tokens: int
+
+
+def outline(store: Store, doc_id: str) -> list[OutlineEntry]:
+    """The stored sections of one document, in order: its breadcrumbs and pages."""
+    out: list[OutlineEntry] = []
+    page = 1
+    while True:
+        res = store.search(
+            CHUNKS,
+            {
+                "q": "*",
+                "filter_by": f"doc_id:={quote(doc_id)} && tier:=section",
+                "include_fields": "id,chunk_index,breadcrumb,section_title,page_start,"
+                "page_end,est_tokens",
+                "sort_by": "chunk_index:asc",
+                "per_page": 250,
+                "page": page,
+            },
+        )
+        hits = [h["document"] for h in res.get("hits", [])]
+        out.extend(
+            OutlineEntry(
+                id=d["id"],
+                chunk_index=int(d["chunk_index"]),
+                breadcrumb=tuple(d["breadcrumb"]),
+                section_title=d["section_title"],
+                page_start=d.get("page_start"),
+                page_end=d.get("page_end"),
+                est_tokens=int(d["est_tokens"]),
+            )
+            for d in hits
+        )
+        if not hits or len(out) >= int(res.get("found", 0)):
+            return out
+        page += 1
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentInfo:
+    """A file's record: the content it holds (``doc_id``), where, and how it was indexed.
+    ``status``: complete, indexing, empty, failed or duplicate (a copy of another file)."""
+
+    doc_id: str
+    title: str
+    path: str
+    format: str
+    status: str
+    pages: int | None
+    sections: int
+    snippets: int
+    error: str
+    ingested_at: int
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> DocumentInfo:
+        return cls(
+            doc_id=record["doc_id"],
+            title=record.get("title") or "",
+            path=record["path"],
+            format=record.get("format") or "",
+            status=record["status"],
+            pages=record.get("pages"),
+            sections=int(record.get("sections") or 0),
+            snippets=int(record.get("snippets") or 0),
+            error=record.get("error") or "",
+            ingested_at=int(record.get("ingested_at") or 0),
+        )
+
+
+def find_document(store: Store, doc: str) -> DocumentInfo:
+    """The document named by its doc_id, a unique prefix of it, or its file's path."""
+    records = [DocumentInfo.of(r) for r in list_documents(store, limit=1_000_000)]
+    where = str(resolved(Path(doc))) if doc else ""
+    matches = [r for r in records if doc and (r.doc_id.startswith(doc) or r.path in (doc, where))]
+    ids = sorted({r.doc_id for r in matches})
+    if not ids:
+        raise RetrievalError(f"no indexed document matches {doc!r}")
+    if len(ids) > 1:
+        shown = ", ".join(i[:12] for i in ids[:5])
+        raise RetrievalError(f"{doc!r} matches {len(ids)} documents ({shown}); give more of it")
+    # The record holding the content (id == doc_id) when there are copies.
+    return next((r for r in matches if r.status != "duplicate"), matches[0])
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryCounts:
+    """What the library holds: file records by status, and chunks by tier."""
+
+    statuses: dict[str, int]
+    sections: int
+    snippets: int
+
+
+def library_counts(store: Store) -> LibraryCounts:
+    return LibraryCounts(
+        statuses=store.facet_counts(DOCUMENTS, "status", 20),
+        sections=store.count(CHUNKS, "tier:=section"),
+        snippets=store.count(CHUNKS, "tier:=snippet"),
+    )

@@ -1,0 +1,174 @@
+"""``pipeline.Library``: one Python API over an indexed library, the same operations as
+the ``folio`` commands (ingest, search, retrieve, show, outline, documents, delete)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from .config import ChunkConfig, load_config
+from .errors import ConfigError, RetrievalError
+from .index import side_index
+from .index.documents import delete_document
+from .index.filters import Filters
+from .index.keys import search_only_key
+from .index.settings import load_server_settings, parse_url
+from .index.store import Store
+from .ingest import ProgressHook, Report, ingest
+from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB
+from .retrieve import Context, Hit, SearchResult, rank, retrieve, search
+from .retrieve.search import FACETS
+from .retrieve.sections import (
+    DocumentInfo,
+    LibraryCounts,
+    OutlineEntry,
+    Shown,
+    find_document,
+    library_counts,
+    list_documents,
+    outline,
+    show,
+)
+
+
+class Library:
+    """The documents indexed in one Typesense server or cluster.
+
+    ``Library.open()`` is what every ``folio`` command does: the server named by
+    ``TYPESENSE_URL``/``TYPESENSE_API_KEY`` or the config file's ``typesense:`` block,
+    else the embedded server under ``$FOLIO_HOME`` (started if it is not running). Opening
+    makes sure the two collections exist; nothing else is written until ``ingest`` or
+    ``delete``. ``read_only()`` gives the same library through a search-only key."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @classmethod
+    def open(
+        cls,
+        url: str | Sequence[str] | None = None,
+        api_key: str | None = None,
+        *,
+        config: str | Path | None = None,
+    ) -> Library:
+        """``url``: one Typesense URL, or a cluster's (a list, or comma-separated), with
+        ``api_key``; ``config``: a YAML file with a ``typesense:`` block (default
+        ``$FOLIO_CONFIG``). Neither: the embedded server under ``$FOLIO_HOME``."""
+        settings = load_server_settings(config)
+        if url is not None:
+            urls = url.split(",") if isinstance(url, str) else list(url)
+            nodes = tuple(parse_url(u.strip(), "url") for u in urls if u.strip())
+            if not nodes:
+                raise ConfigError("url", "no Typesense URL given")
+            key = api_key or settings.api_key
+            if not key:
+                raise ConfigError("api_key", "an external Typesense server needs an API key")
+            settings = replace(settings, nodes=nodes, api_key=key)
+        store = Store(settings)
+        store.ensure_collections()
+        return cls(store)
+
+    def read_only(self) -> Library:
+        """This library through a scoped search-only key (created once per server and
+        kept 0600 under ``$FOLIO_HOME``): every write is refused by Typesense itself."""
+        return Library(Store(self.store.settings, api_key=search_only_key(self.store)))
+
+    # -- writing ---------------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        config: ChunkConfig | None = None,
+        *,
+        prune: bool = False,
+        workers: int | None = None,
+        progress: ProgressHook | None = None,
+        embed: bool | None = None,
+        file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
+        max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
+        max_memory_mb: int | None = DEFAULT_MAX_MEMORY_MB,
+        wait: float | None = None,
+    ) -> Report:
+        """``folio ingest``: files and folders (recursively); unchanged files are skipped.
+        ``config`` defaults to the config file's ``chunk:`` settings (``load_config``);
+        ``wait``: seconds to wait for another writer (``None``: as long as it takes)."""
+        chunking = config or load_config(None, {})
+        with self.store.writing(wait, "ingest --prune" if prune else "ingest"):
+            return ingest(
+                [str(p) for p in paths],
+                chunking,
+                self.store,
+                prune=prune,
+                workers=workers,
+                progress=progress,
+                file_timeout=file_timeout,
+                max_file_mb=max_file_mb,
+                max_memory_mb=max_memory_mb,
+                embed=embed,
+            )
+
+    def delete(self, doc: str, *, wait: float | None = None) -> int:
+        """``folio delete``: a document by doc_id, unique doc_id prefix or path, with every
+        file record of its content; returns the number of chunks removed."""
+        with self.store.writing(wait, "delete"):
+            found = find_document(self.store, doc)
+            removed = delete_document(self.store, found.doc_id)
+            side_index.refresh(self.store)
+        return removed
+
+    # -- reading ---------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        filters: Filters | None = None,
+        *,
+        page: int = 1,
+        per_page: int = 10,
+        facets: Sequence[str] = FACETS,
+    ) -> SearchResult:
+        """``folio search``: typo-tolerant keyword search with exact facet counts."""
+        return search(self.store, query, filters, page=page, per_page=per_page, facets=facets)
+
+    def retrieve(
+        self,
+        question: str,
+        budget: int = 2000,
+        filters: Filters | None = None,
+        *,
+        mode: str | None = None,
+    ) -> Context:
+        """``folio retrieve``: ranked, cited context for a question within ``budget``
+        tokens (``mode``: lexical, dense or hybrid; default hybrid when it can run)."""
+        return retrieve(self.store, question, budget, filters, mode=mode)
+
+    def rank(
+        self, question: str, filters: Filters | None = None, *, k: int = 10, mode: str | None = None
+    ) -> list[Hit]:
+        """The ``k`` best snippets for a question, by the ranking ``retrieve`` uses."""
+        return rank(self.store, question, filters, k=k, mode=mode)
+
+    def show(self, chunk_id: str) -> Shown:
+        """A section or snippet by id, with its citation and neighbours."""
+        shown = show(self.store, chunk_id)
+        if shown is None:
+            raise RetrievalError(f"no section or snippet with id {chunk_id}")
+        return shown
+
+    def document(self, doc: str) -> DocumentInfo:
+        """A document by doc_id, unique doc_id prefix or path."""
+        return find_document(self.store, doc)
+
+    def outline(self, doc: str) -> list[OutlineEntry]:
+        """The sections of a document (doc_id, prefix or path) in order, with their
+        breadcrumbs and pages."""
+        return outline(self.store, find_document(self.store, doc).doc_id)
+
+    def documents(self, *, limit: int = 10_000) -> list[DocumentInfo]:
+        """Every file record, newest first: status, counts, title, path."""
+        return [DocumentInfo.of(d) for d in list_documents(self.store, limit=limit)]
+
+    def counts(self) -> LibraryCounts:
+        """File records by status, sections and snippets."""
+        return library_counts(self.store)

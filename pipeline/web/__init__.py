@@ -1,0 +1,1 @@
+"""``folio serve``: a local web reader over the library (search-only key)."""
