@@ -35,6 +35,7 @@ import itertools
 import json
 import re
 import sys
+import tempfile
 import time
 from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass
@@ -50,7 +51,8 @@ from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
-from pipeline.model import Chunk  # noqa: E402
+from pipeline.model import Chunk, Document  # noqa: E402
+from pipeline.parse.headings import parse_text  # noqa: E402
 
 MARKUP = re.compile(
     r"[*`]|\\[^\w\s]|&(?:#\d+|#x[0-9a-f]+|[a-z]+);|</?[a-z][^>]*>|(?<!\w)_|_(?!\w)", re.I
@@ -202,7 +204,6 @@ def ancestry(t: int, parent: list[int]) -> list[int]:
 
 
 def run_one(path: Path, truth_path: Path) -> BookScore:
-    truth = json.loads(truth_path.read_text(encoding="utf-8"))
     s = BookScore(path.name)
     t0 = time.perf_counter()
     try:
@@ -211,12 +212,54 @@ def run_one(path: Path, truth_path: Path) -> BookScore:
         s.error = f"{type(exc).__name__}: {exc.reason}"
         return s
     s.mode = str(doc.heading_mode or "")
-    nav_doc = str(doc.metadata.get("nav_source", "")).partition(":")[2]
-    # the navigation document itself is left out of the text as TOC boilerplate
-    truth = [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
+    truth = _truth(path, truth_path, doc)
     structure_scores(s, truth, detected_headings(doc), chunk_document(doc), doc.text)
     s.seconds = time.perf_counter() - t0
     return s
+
+
+_IMAGE_LINE = re.compile(r"^\(image: [^\n]*\)$", re.M)
+_ATX_MARK = re.compile(r"^ {0,3}#{1,6}[ \t]+", re.M)
+_INLINE = re.compile(r"\*\*|\*|\\(?=[^\w\s])|(?<!\w)_|_(?!\w)")
+
+
+def flat_text(doc: Document, truth: list[dict[str, Any]]) -> str:
+    """The book as a plain-text edition would print it: the title, a contents block (one
+    line per TOC entry, indented four spaces a level as a nested nav list reads), then
+    the body with heading markers, inline markup and image placeholders removed."""
+    top = min((int(e["level"]) for e in truth), default=1)
+    contents = "\n".join("    " * (int(e["level"]) - top) + str(e["title"]) for e in truth)
+    body = _INLINE.sub("", _ATX_MARK.sub("", _IMAGE_LINE.sub("", doc.text)))
+    body = re.sub(r"\n{3,}", "\n\n", body)
+    return f"{doc.title}\n\nContents\n\n{contents}\n\n{body}"
+
+
+def text_headings(doc: Document) -> list[Found]:
+    """The heading blocks the chunker reads in a flat text (ATX lines or heuristics)."""
+    blocks = parse_text(doc.text)[0]
+    return [Found(b.level, b.title, None, b.start) for b in blocks if b.kind == "heading"]
+
+
+def run_text(path: Path, truth_path: Path, tmp: Path) -> BookScore:
+    """The flat-text edition of an EPUB, written to ``tmp`` and read as a ``.txt`` file."""
+    truth = _truth(path, truth_path, extract_path(path))
+    s = BookScore(path.stem + ".txt")
+    t0 = time.perf_counter()
+    txt = tmp / (path.stem + ".txt")
+    txt.write_text(flat_text(extract_path(path), truth), encoding="utf-8")
+    doc = extract_path(txt)
+    s.mode = str(doc.heading_mode or "")
+    structure_scores(s, truth, text_headings(doc), chunk_document(doc), doc.text)
+    s.seconds = time.perf_counter() - t0
+    return s
+
+
+def _truth(path: Path, truth_path: Path, doc: Document) -> list[dict[str, Any]]:
+    """The TOC entries, less those pointing at the navigation document (dropped from the
+    text as table-of-contents boilerplate)."""
+    truth: list[dict[str, Any]] = json.loads(truth_path.read_text(encoding="utf-8"))
+    nav_doc = str(doc.metadata.get("nav_source", "")).partition(":")[2]
+    return [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
 
 
 def _same_file(href: object, name: str) -> bool:
@@ -276,6 +319,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [run_one(p, t) for p, t in epubs]
     print("## EPUB structure, nav as truth\n")
     print(table(rows), flush=True)
+    with tempfile.TemporaryDirectory(prefix="folio-flat-") as tmp:
+        flat = [run_text(p, t, Path(tmp)) for p, t in epubs]
+    print("\n## The same books as flat text (.txt), nav as truth\n")
+    print(table(flat), flush=True)
+    rows += flat
     if args.json:
         args.json.write_text(
             json.dumps(

@@ -16,7 +16,7 @@ import yaml
 from ..config import ChunkConfig
 from ..model import Block, Chunk, Document, HeadingMode, Tier
 from ..parse.blocks import parse_markdown
-from ..parse.headings import apply_heuristics, parse_text
+from ..parse.headings import TITLE_SEARCH_LINES, apply_heuristics, parse_text, title_line
 from ..parse.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
@@ -154,6 +154,9 @@ def _document_title(
         return str(frontmatter["title"]).strip()
     if doc.title:
         return doc.title
+    first = title_line(src.split("\n", TITLE_SEARCH_LINES)) if doc.markup == "text" else None
+    if first is not None:
+        return first[1]
     headings = [b for b in blocks if b.kind == "heading"]
     for b in headings:
         if b.level == 1 and b.title:
