@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
 from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
 from .errors import FolioError, LockBusy
@@ -99,6 +100,52 @@ def cmd_extract(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_outline(args: argparse.Namespace) -> int:
+    config = _config(args)
+    failed = 0
+    results: list[dict[str, object]] = []
+    for path in args.files:
+        try:
+            doc = extract_file(path, use_outline=not args.no_outline)
+            tree = document_outline(doc, config)
+        except FolioError as exc:
+            failed += 1
+            print(f"folio: error: {exc}", file=sys.stderr)
+            continue
+        except OSError as exc:
+            failed += 1
+            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
+            continue
+        if args.json:
+            results.append(
+                {
+                    "source": str(Path(path).resolve()),
+                    "title": tree.title,
+                    "heading_mode": tree.heading_mode,
+                    "sections": tree.sections,
+                    "snippets": tree.snippets,
+                    "headings": [n.to_dict() for n in tree.headings],
+                }
+            )
+        else:
+            _print_outline(path, tree)
+    if args.json:
+        json.dump(results, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return 1 if failed else 0
+
+
+def _print_outline(path: str, tree: DocumentOutline) -> None:
+    print(
+        f"{path}: {tree.title} ({tree.heading_mode} headings, {len(tree.headings)} headings,"
+        f" {tree.sections} sections, {tree.snippets} snippets)"
+    )
+    for n in tree.headings:
+        pages = "" if n.page_start is None else f"  p. {n.page_start}-{n.page_end}"
+        counts = f"[{n.sections} sections, {n.snippets} snippets]"
+        print(f"{'  ' * (n.level - 1)}{n.title}{pages}  {counts}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="folio",
@@ -170,6 +217,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="ignore PDF bookmarks / EPUB nav (to measure fallback headings)",
     )
     extract.set_defaults(func=cmd_extract)
+
+    outline = sub.add_parser(
+        "outline",
+        help="print the heading tree that will be chunked",
+        description="Print each FILE's heading tree as the chunker reads it, with page "
+        "ranges and the number of sections and snippets under each heading, to check a "
+        "book before ingesting it.",
+    )
+    outline.add_argument("files", nargs="+", metavar="FILE")
+    outline.add_argument("--json", action="store_true", help="structured output")
+    outline.add_argument(
+        "--no-outline", action="store_true", help="ignore PDF bookmarks / EPUB nav"
+    )
+    outline.add_argument("--preset", choices=tuple(PRESETS), default=None)
+    outline.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)
+    outline.add_argument("--config", metavar="FILE", default=None)
+    outline.add_argument("--tokenizer", metavar="FILE", default=None)
+    outline.set_defaults(func=cmd_outline)
 
     from .cli_index import add_commands
 

@@ -43,7 +43,7 @@ class HeadingSection:
 
 
 @dataclass(frozen=True, slots=True)
-class _Doc:
+class ParsedDoc:
     """Everything the tier builders share about one parsed document."""
 
     src: str
@@ -67,12 +67,13 @@ def chunk_document(
     """Sections and their snippets for one document, in reading order."""
     config = config or ChunkConfig()
     counter = counter or make_counter(config)
-    d = _prepare(doc, config)
+    d = prepare(doc, config)
     builder = _Builder(d, config, counter)
     return builder.build()
 
 
-def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
+def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
+    """Blocks, heading mode, title and heading sections: the structure that is chunked."""
     src = doc.text
     mode: HeadingMode
     if doc.markup == "markdown":
@@ -100,7 +101,7 @@ def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
     df: Counter[str] = Counter()
     for sec in sections:
         df.update(_section_terms(src, blocks, sec).keys())
-    return _Doc(
+    return ParsedDoc(
         src=src,
         blocks=blocks,
         starts=starts,
@@ -198,7 +199,7 @@ def _heading_sections(
 
 
 class _Builder:
-    def __init__(self, d: _Doc, config: ChunkConfig, counter: TokenCounter) -> None:
+    def __init__(self, d: ParsedDoc, config: ChunkConfig, counter: TokenCounter) -> None:
         self.d = d
         self.config = config
         self.counter = counter
