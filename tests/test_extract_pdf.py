@@ -324,3 +324,57 @@ def test_real_kaobook_report_glyph_digits_and_outline() -> None:
     assert doc.title == "Template for a Kao Report (or Handout)"
     no = read_pdf(FIXTURES / "kaobook-minimal-report.pdf", use_outline=False)
     assert no.heading_mode in {"fonts", "heuristic"}
+
+
+DECOYS = [
+    "Figure 3.2 Growth of the library",
+    "Table 4 Pages per backend",
+    "• A bold list item",
+    "(b) Another bold list item",
+    "x = a + b / (c - d)",
+    "Ada Tester, June 21, 2015",
+]
+
+
+def make_decoy_pdf() -> bytes:
+    """No outline: numbered headings in large bold type, and lines just as large and bold
+    that are not headings (a caption, a table caption, a list item, an equation) on every
+    body page, plus a running head set like a heading at the top of each page."""
+    pdf = fpdf.FPDF(format="A4")
+    pdf.core_fonts_encoding = "cp1252"  # for the bullet
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(25, 20, 25)
+    chapters = [
+        ("1 Introduction", "1.1 Background"),
+        ("2 Methods", "2.1 Data"),
+        ("3 Results", "3.1 Scope"),
+    ]
+    for chapter, section in chapters:
+        for title, size in ((chapter, 20), (section, 15)):
+            pdf.add_page()
+            pdf.set_y(10)
+            _lines(pdf, "The Running Head Of This Book", 14, "B")
+            pdf.set_y(30)
+            _lines(pdf, title, size, "B")
+            for para in PARAS:
+                _lines(pdf, para)
+            for decoy in DECOYS:
+                _lines(pdf, decoy, 14, "B")
+                _lines(pdf, PARAS[0])
+    return bytes(pdf.output())
+
+
+def test_no_outline_drops_captions_list_items_equations_and_running_heads(tmp_path: Path) -> None:
+    path = tmp_path / "decoys.pdf"
+    path.write_bytes(make_decoy_pdf())
+    doc = read_pdf(path, use_outline=False, workers=1)
+    heads = _atx(doc)
+    assert [t for _, t in heads] == [
+        "1 Introduction",
+        "1.1 Background",
+        "2 Methods",
+        "2.1 Data",
+        "3 Results",
+        "3.1 Scope",
+    ]
+    assert [lvl for lvl, _ in heads] == [1, 2, 1, 2, 1, 2]
