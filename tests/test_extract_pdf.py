@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
+from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
 from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
 from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
@@ -378,3 +379,33 @@ def test_no_outline_drops_captions_list_items_equations_and_running_heads(tmp_pa
         "3.1 Scope",
     ]
     assert [lvl for lvl, _ in heads] == [1, 2, 1, 2, 1, 2]
+
+
+CODE = [
+    "public class Hello {",
+    "    public static void main(String[] args) {",
+    "        # print it",
+    '        System.out.println("Hello");',
+    "    }",
+    "}",
+]
+
+
+def test_monospaced_lines_become_fenced_code_with_indentation(tmp_path: Path) -> None:
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_margins(25, 20, 25)
+    pdf.add_page()
+    for para in PARAS:
+        _lines(pdf, para)
+    pdf.set_font("Courier", "", 10)
+    for line in CODE:
+        pdf.cell(0, 4.5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(6)
+    _lines(pdf, PARAS[1])
+    path = tmp_path / "code.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    doc = read_pdf(path, workers=1)
+    assert "```\n" + "\n".join(CODE) + "\n```" in doc.text
+    chunks = chunk_document(doc)
+    assert any("code" in c.content_hints for c in chunks)
+    assert all("print it" not in c.section_title for c in chunks)

@@ -158,3 +158,22 @@ def test_flat_text_extract_prints_the_headings_the_chunker_reads(tmp_path: Path)
     ]
     crumbs = {c.breadcrumb for c in chunk_file(path)}
     assert ("A Book of Days", "Part Two", "Chapter 3. The End") in crumbs
+
+
+def test_fenced_code_in_flat_text_is_one_code_block() -> None:
+    code = "```java\npublic static void main(String[] args) {\n\n    # not a heading\n}\n```"
+    src = f"CHAPTER I\n\nSome words.\n\n{code}\n\nCHAPTER II\n\nMore words.\n"
+    blocks, _, _ = parse_text(src)
+    kinds = [(b.kind, b.title or b.lang) for b in blocks]
+    assert kinds == [
+        ("heading", "CHAPTER I"),
+        ("paragraph", ""),
+        ("code", "java"),
+        ("heading", "CHAPTER II"),
+        ("paragraph", ""),
+    ]
+    fence = next(b for b in blocks if b.kind == "code")
+    assert src[fence.start : fence.end] == code
+    chunks = chunk_text(src)
+    assert any("code" in c.content_hints for c in chunks)
+    assert parse_text("```\nnever closed\n\nCHAPTER I\n")[0][0].kind == "paragraph"

@@ -12,6 +12,7 @@ from array import array
 from collections.abc import Sequence
 
 from ..model import Block, BlockKind
+from .fences import fenced_lines, find_fences
 from .lines import line_index, line_starts
 from .text_toc import TocEntry, find_toc, standalone
 
@@ -112,6 +113,8 @@ def find_headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """
     first = title_line(lines)
     start = 0 if first is None else first[0] + 1
+    code = fenced_lines("\n".join(lines))
+    lines = ["" if i in code else line for i, line in enumerate(lines)]
     toc = find_toc(lines, start)
     if toc:
         ranks = _toc_ranks(toc)
@@ -182,16 +185,29 @@ def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block]
     starts = line_starts(src)
     blocks: list[Block] = []
     pos = 0
-    for m in [*_PARA_SPLIT.finditer(src), None]:
-        end = m.start() if m is not None else len(src)
-        _paragraph_blocks(src, pos, end, starts, blocks)
-        if m is not None:
-            pos = m.end()
+    for fence in [*find_fences(src), None]:
+        end = fence.start if fence is not None else len(src)
+        _text_blocks(src, pos, end, starts, blocks)
+        if fence is not None:
+            first = line_index(starts, fence.start) + 1
+            last = line_index(starts, fence.end - 1) + 1
+            blocks.append(Block("code", fence.start, fence.end, first, last, lang=fence.lang))
+            pos = fence.end
     atx = sum(1 for b in blocks if b.kind == "heading")
     use_heuristics = atx < MIN_ATX_HEADINGS if heuristics is None else heuristics
     if use_heuristics:
         blocks = apply_heuristics(src, blocks)
     return blocks, starts, atx
+
+
+def _text_blocks(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
+    """Paragraphs and heading lines of ``src[start:end]``, a stretch without fences."""
+    pos = start
+    for m in [*_PARA_SPLIT.finditer(src, start, end), None]:
+        stop = m.start() if m is not None else end
+        _paragraph_blocks(src, pos, stop, starts, out)
+        if m is not None:
+            pos = m.end()
 
 
 def _paragraph_blocks(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
