@@ -402,10 +402,15 @@ def test_monospaced_lines_become_fenced_code_with_indentation(tmp_path: Path) ->
         pdf.cell(0, 4.5, line, new_x="LMARGIN", new_y="NEXT")
     pdf.ln(6)
     _lines(pdf, PARAS[1])
+    pdf.set_font("Courier", "", 10)
+    pdf.cell(0, 4.5, "sorting", new_x="LMARGIN", new_y="NEXT")  # an option name, set alone
+    pdf.ln(6)
+    _lines(pdf, PARAS[0])
     path = tmp_path / "code.pdf"
     path.write_bytes(bytes(pdf.output()))
     doc = read_pdf(path, workers=1)
     assert "```\n" + "\n".join(CODE) + "\n```" in doc.text
+    assert doc.text.count("```") == 2  # the bare name is not a listing
     chunks = chunk_document(doc)
     assert any("code" in c.content_hints for c in chunks)
     assert all("print it" not in c.section_title for c in chunks)

@@ -42,6 +42,9 @@ TextLayer = Literal["pdfium", "pypdf"]
 _ESCAPE_HASH = re.compile(r"^(\s{0,3})#", re.MULTILINE)
 _BACKTICKS = re.compile(r"`{3,}")
 MONO_GLYPH_EM = 0.6  # advance width of a monospaced glyph, in font sizes
+# one monospaced line alone is code when it holds syntax, not when it is a bare name (an
+# option or a file set as a label)
+_CODE_SIGN = re.compile(r"[{}()\[\];=<>\\|$@]|::|->|\w\.\w+\(")
 _NO_TEXT_HINT = "no text layer — scanned? try the marker backend (--pdf-backend marker)"
 
 
@@ -351,7 +354,7 @@ def assemble(
 
     def flush() -> None:
         nonlocal para, para_x, prev
-        if para_mono and para:
+        if para_mono and para and (len(para) > 1 or _CODE_SIGN.search(para[0][1])):
             b.code(indent_code(para, para_x))
         else:
             b.paragraph(para, vocab, para_mono)
