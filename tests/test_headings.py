@@ -156,6 +156,9 @@ def test_flat_text_extract_prints_the_headings_the_chunker_reads(tmp_path: Path)
         "# Part Two",
         "## Chapter 3. The End",
     ]
+    assert [(o.level, doc.text[o.char_start :].split("\n", 1)[0]) for o in doc.outline] == [
+        (len(line) - len(line.lstrip("#")), line) for line in atx
+    ]
     crumbs = {c.breadcrumb for c in chunk_file(path)}
     assert ("A Book of Days", "Part Two", "Chapter 3. The End") in crumbs
 

@@ -1,11 +1,13 @@
-"""Markdown, MDX and plain text: the decoded file is the document."""
+"""Markdown, MDX and plain text: the decoded file is the document (for plain text, with the
+headings found marked as ATX lines)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from ..errors import EmptyDocumentError, EncodingError
-from ..model import Document
+from ..model import Document, OutlineEntry
 from ..parse.headings import ATX, MIN_ATX_HEADINGS, find_headings, title_line
 
 MARKDOWN_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx"}
@@ -52,6 +54,9 @@ def flat_text_document(text: str, source: str) -> Document:
     title = first[1] if first else ""
     if sum(1 for line in lines if ATX.match(line)) >= MIN_ATX_HEADINGS:
         return Document(text, source, "text", "text", title, heading_mode="markdown")
-    for i, level, _ in find_headings(lines):
+    found = find_headings(lines)
+    for i, level, _ in found:
         lines[i] = "#" * level + " " + lines[i].strip()
-    return Document("\n".join(lines), source, "text", "text", title, heading_mode="heuristic")
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    outline = tuple(OutlineEntry(level, t, None, starts[i]) for i, level, t in found)
+    return Document("\n".join(lines), source, "text", "text", title, "heuristic", outline=outline)
