@@ -414,3 +414,27 @@ def test_monospaced_lines_become_fenced_code_with_indentation(tmp_path: Path) ->
     chunks = chunk_document(doc)
     assert any("code" in c.content_hints for c in chunks)
     assert all("print it" not in c.section_title for c in chunks)
+
+
+def test_drop_cap_is_joined_to_its_word(tmp_path: Path) -> None:
+    pdf = fpdf.FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 11)
+    pdf.text(25, 30, "Chapter text before the story.")
+    pdf.set_font("Times", "", 36)
+    pdf.text(25, 60, "T")  # a drop cap beside the first lines of the paragraph
+    pdf.set_font("Helvetica", "", 11)
+    for k, line in enumerate(
+        [
+            "HERE was a table set out under a tree in front of the",
+            "house, and the March Hare and the Hatter were having tea",
+            "at it: a Dormouse was sitting between them, fast asleep.",
+        ]
+    ):
+        pdf.text(34, 52 + k * 4.2, line)
+    pdf.text(25, 90, "A MAN walked in: a one-letter word set at body size stays a word.")
+    path = tmp_path / "dropcap.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    text = read_pdf(path, workers=1).text
+    assert "THERE was a table" in text and "T HERE" not in text
+    assert "A MAN walked in" in text
