@@ -7,8 +7,9 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
@@ -19,6 +20,8 @@ from .library import discover
 from .model import Chunk
 
 log = logging.getLogger("folio")
+P = TypeVar("P", str, Path)
+T = TypeVar("T")
 
 
 def _config(args: argparse.Namespace) -> ChunkConfig:
@@ -36,18 +39,10 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     failed = len(problems)
     out = sys.stdout
     rows: list[Chunk] = []
-    for path in files:
-        try:
-            chunks = chunk_document(extract_file(path), config)
-        except FolioError as exc:
+    for chunks in _per_file(files, lambda path: chunk_document(extract_file(path), config)):
+        if chunks is None:
             failed += 1
-            print(f"folio: error: {exc}", file=sys.stderr)
-            continue
-        except OSError as exc:
-            failed += 1
-            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
-            continue
-        if args.format == "jsonl":
+        elif args.format == "jsonl":
             for c in chunks:
                 out.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
         else:
@@ -55,6 +50,20 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     if args.format == "table":
         _print_table(rows)
     return 1 if failed else 0
+
+
+def _per_file(paths: Iterable[P], work: Callable[[P], T]) -> Iterator[T | None]:
+    """``work`` on each path in turn; a file that fails is reported on stderr and gives
+    None, and the rest go on."""
+    for path in paths:
+        try:
+            yield work(path)
+        except FolioError as exc:
+            print(f"folio: error: {exc}", file=sys.stderr)
+            yield None
+        except OSError as exc:
+            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
+            yield None
 
 
 def _print_table(chunks: Sequence[Chunk]) -> None:
@@ -104,19 +113,14 @@ def cmd_outline(args: argparse.Namespace) -> int:
     config = _config(args)
     failed = 0
     results: list[dict[str, object]] = []
-    for path in args.files:
-        try:
-            doc = extract_file(path, use_outline=not args.no_outline)
-            tree = document_outline(doc, config)
-        except FolioError as exc:
+
+    def outline_of(path: str) -> DocumentOutline:
+        return document_outline(extract_file(path, use_outline=not args.no_outline), config)
+
+    for path, tree in zip(args.files, _per_file(args.files, outline_of), strict=True):
+        if tree is None:
             failed += 1
-            print(f"folio: error: {exc}", file=sys.stderr)
-            continue
-        except OSError as exc:
-            failed += 1
-            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
-            continue
-        if args.json:
+        elif args.json:
             results.append(
                 {
                     "source": str(Path(path).resolve()),

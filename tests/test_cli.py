@@ -236,3 +236,12 @@ def test_outline_prints_a_tree(tmp_path: Path) -> None:
     lines = out.stdout.splitlines()
     assert lines[0].startswith(f"{tmp_path / 'doc.md'}: Guide (markdown headings, 3 headings")
     assert lines[1].startswith("Guide  [") and lines[2].startswith("  Install  [")
+
+
+def test_outline_reports_a_bad_file_and_goes_on(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4\n garbage")
+    out = folio("outline", "--json", str(bad), str(_md_doc(tmp_path)))
+    assert out.returncode == 1
+    assert "broken.pdf" in out.stderr
+    assert [t["title"] for t in json.loads(out.stdout)] == ["Guide"]
