@@ -56,7 +56,9 @@ from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
+from pipeline.extract.pdf import extract_lines, open_reader  # noqa: E402
 from pipeline.model import Chunk, Document  # noqa: E402
+from pipeline.parse.fences import fenced_lines  # noqa: E402
 from pipeline.parse.headings import parse_text  # noqa: E402
 
 MARKUP = re.compile(
@@ -82,6 +84,8 @@ class BookScore:
     mode: str = ""
     error: str = ""
     seconds: float = 0.0
+    mono_lines: int = 0  # PDFs: lines set in a monospaced font (code listings)
+    mono_fenced: int = 0  # ... of which the text holds inside a fenced code block
 
     @property
     def recall(self) -> float:
@@ -275,8 +279,32 @@ def run_pdf(path: Path, truth_path: Path) -> BookScore:
     s.mode = str(doc.heading_mode or "")
     found = detected_headings(doc)
     structure_scores(s, truth, found, chunk_document(doc), doc.text, paged=True)
+    s.mono_lines, s.mono_fenced = code_recovered(path, doc)
     s.seconds = time.perf_counter() - t0
     return s
+
+
+def code_recovered(path: Path, doc: Document) -> tuple[int, int]:
+    """(lines of the PDF set in a monospaced font, those the text holds in a fenced block)."""
+    lines = extract_lines(path, open_reader(path), workers=1)
+    mono = [ln.text.strip() for page in lines if isinstance(page, list) for ln in page if ln.mono]
+    text = doc.text.split("\n")
+    fenced = {text[i].strip() for i in fenced_lines(doc.text)}
+    return len(mono), sum(1 for t in mono if t in fenced)
+
+
+def code_table(rows: list[BookScore]) -> str:
+    out = ["| file | monospaced lines | in fenced code | share |", "|---|---:|---:|---:|"]
+    for r in rows:
+        if r.mono_lines:
+            out.append(
+                f"| {r.name} | {r.mono_lines} | {r.mono_fenced}"
+                f" | {r.mono_fenced / r.mono_lines:.3f} |"
+            )
+    total = sum(r.mono_lines for r in rows)
+    fenced = sum(r.mono_fenced for r in rows)
+    out.append(f"| **all** | {total} | {fenced} | **{fenced / max(1, total):.3f}** |")
+    return "\n".join(out)
 
 
 def _truth(path: Path, truth_path: Path, doc: Document) -> list[dict[str, Any]]:
@@ -363,6 +391,8 @@ def main(argv: list[str] | None = None) -> int:
         paged = [run_pdf(p, t) for p, t in pdfs]
         print("\n## PDFs with --no-outline (font evidence), outline as truth\n")
         print(table(paged), flush=True)
+        print("\n## PDF code listings: monospaced lines recovered as fenced code\n")
+        print(code_table(paged), flush=True)
         rows += paged
     if args.json:
         args.json.write_text(
