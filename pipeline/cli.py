@@ -7,9 +7,11 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
+from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
 from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
 from .errors import FolioError, LockBusy
@@ -18,6 +20,8 @@ from .library import discover
 from .model import Chunk
 
 log = logging.getLogger("folio")
+P = TypeVar("P", str, Path)
+T = TypeVar("T")
 
 
 def _config(args: argparse.Namespace) -> ChunkConfig:
@@ -35,18 +39,10 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     failed = len(problems)
     out = sys.stdout
     rows: list[Chunk] = []
-    for path in files:
-        try:
-            chunks = chunk_document(extract_file(path), config)
-        except FolioError as exc:
+    for chunks in _per_file(files, lambda path: chunk_document(extract_file(path), config)):
+        if chunks is None:
             failed += 1
-            print(f"folio: error: {exc}", file=sys.stderr)
-            continue
-        except OSError as exc:
-            failed += 1
-            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
-            continue
-        if args.format == "jsonl":
+        elif args.format == "jsonl":
             for c in chunks:
                 out.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
         else:
@@ -54,6 +50,20 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     if args.format == "table":
         _print_table(rows)
     return 1 if failed else 0
+
+
+def _per_file(paths: Iterable[P], work: Callable[[P], T]) -> Iterator[T | None]:
+    """``work`` on each path in turn; a file that fails is reported on stderr and gives
+    None, and the rest go on."""
+    for path in paths:
+        try:
+            yield work(path)
+        except FolioError as exc:
+            print(f"folio: error: {exc}", file=sys.stderr)
+            yield None
+        except OSError as exc:
+            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
+            yield None
 
 
 def _print_table(chunks: Sequence[Chunk]) -> None:
@@ -97,6 +107,47 @@ def cmd_extract(args: argparse.Namespace) -> int:
     json.dump(payload, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0
+
+
+def cmd_outline(args: argparse.Namespace) -> int:
+    config = _config(args)
+    failed = 0
+    results: list[dict[str, object]] = []
+
+    def outline_of(path: str) -> DocumentOutline:
+        return document_outline(extract_file(path, use_outline=not args.no_outline), config)
+
+    for path, tree in zip(args.files, _per_file(args.files, outline_of), strict=True):
+        if tree is None:
+            failed += 1
+        elif args.json:
+            results.append(
+                {
+                    "source": str(Path(path).resolve()),
+                    "title": tree.title,
+                    "heading_mode": tree.heading_mode,
+                    "sections": tree.sections,
+                    "snippets": tree.snippets,
+                    "headings": [n.to_dict() for n in tree.headings],
+                }
+            )
+        else:
+            _print_outline(path, tree)
+    if args.json:
+        json.dump(results, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return 1 if failed else 0
+
+
+def _print_outline(path: str, tree: DocumentOutline) -> None:
+    print(
+        f"{path}: {tree.title} ({tree.heading_mode} headings, {len(tree.headings)} headings,"
+        f" {tree.sections} sections, {tree.snippets} snippets)"
+    )
+    for n in tree.headings:
+        pages = "" if n.page_start is None else f"  p. {n.page_start}-{n.page_end}"
+        counts = f"[{n.sections} sections, {n.snippets} snippets]"
+        print(f"{'  ' * (n.level - 1)}{n.title}{pages}  {counts}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -170,6 +221,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="ignore PDF bookmarks / EPUB nav (to measure fallback headings)",
     )
     extract.set_defaults(func=cmd_extract)
+
+    outline = sub.add_parser(
+        "outline",
+        help="print the heading tree that will be chunked",
+        description="Print each FILE's heading tree as the chunker reads it, with page "
+        "ranges and the number of sections and snippets under each heading, to check a "
+        "book before ingesting it.",
+    )
+    outline.add_argument("files", nargs="+", metavar="FILE")
+    outline.add_argument("--json", action="store_true", help="structured output")
+    outline.add_argument(
+        "--no-outline", action="store_true", help="ignore PDF bookmarks / EPUB nav"
+    )
+    outline.add_argument("--preset", choices=tuple(PRESETS), default=None)
+    outline.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)
+    outline.add_argument("--config", metavar="FILE", default=None)
+    outline.add_argument("--tokenizer", metavar="FILE", default=None)
+    outline.set_defaults(func=cmd_outline)
 
     from .cli_index import add_commands
     from .web.command import add_serve

@@ -2,7 +2,11 @@
 """Book structure against the EPUB nav: nesting, breadcrumbs, duplicates and markup.
 
 For each EPUB of ``<corpus>/epub`` with a ``<stem>.toc.json`` ([{level, title, href}], the
-nav as truth), the book is extracted and chunked as ``folio chunk`` would, then:
+nav as truth), the book is extracted and chunked as ``folio chunk`` would; so is its
+flat-text edition (``flat_text``: the title, a contents block, the body without markup,
+read as a ``.txt`` file) against the same truth; and so is each PDF of ``<corpus>/pdf``
+with an ``<stem>.outline.json`` read with ``--no-outline`` (outline as truth, matched on
+the same page ±1). Then:
 
 - recall: the share of the top two TOC levels found as a heading line with the same
   normalized title (``eval_headings.norm``), in order, *nested as in the TOC*: the nearest
@@ -25,7 +29,8 @@ document from the text as table-of-contents boilerplate.
 
     python scripts/eval_structure.py [--corpus ../shared/corpus] [--only NAME] [--json out.json]
 
-Goals (issue 13): recall ≥ 0.98, breadcrumb ≥ 0.95, 0 duplicates, 0 markup.
+Goals (issue 13): EPUB recall ≥ 0.98, breadcrumb ≥ 0.95, 0 duplicates, 0 markup; flat
+text recall ≥ 0.90 and precision ≥ 0.80 on every book.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import itertools
 import json
 import re
 import sys
+import tempfile
 import time
 from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass
@@ -50,7 +56,10 @@ from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
-from pipeline.model import Chunk  # noqa: E402
+from pipeline.extract.pdf import extract_lines, open_reader  # noqa: E402
+from pipeline.model import Chunk, Document  # noqa: E402
+from pipeline.parse.fences import fenced_lines  # noqa: E402
+from pipeline.parse.headings import parse_text  # noqa: E402
 
 MARKUP = re.compile(
     r"[*`]|\\[^\w\s]|&(?:#\d+|#x[0-9a-f]+|[a-z]+);|</?[a-z][^>]*>|(?<!\w)_|_(?!\w)", re.I
@@ -75,6 +84,8 @@ class BookScore:
     mode: str = ""
     error: str = ""
     seconds: float = 0.0
+    mono_lines: int = 0  # PDFs: lines set in a monospaced font (code listings)
+    mono_fenced: int = 0  # ... of which the text holds inside a fenced code block
 
     @property
     def recall(self) -> float:
@@ -130,8 +141,11 @@ def structure_scores(
     found: list[Found],
     chunks: list[Chunk],
     text: str,
+    *,
+    paged: bool = False,
 ) -> None:
-    """Fill ``s`` from the truth TOC, the heading lines found and the chunks."""
+    """Fill ``s`` from the truth TOC, the heading lines found and the chunks (``paged``:
+    a PDF outline, matched on the same page ±1 too)."""
     t_levels = [int(e["level"]) for e in truth]
     t_depth = depths(t_levels)
     t_parent = parents(t_levels)
@@ -139,7 +153,7 @@ def structure_scores(
     f_levels = [f.level for f in found]
     f_parent = parents(f_levels)
     f_depth = depths(f_levels)
-    pairs = match(truth, found, paged=False)  # found index -> truth index
+    pairs = match(truth, found, paged=paged)  # found index -> truth index
     of_truth = {t: j for j, t in pairs.items()}
     nested = {
         t
@@ -202,7 +216,6 @@ def ancestry(t: int, parent: list[int]) -> list[int]:
 
 
 def run_one(path: Path, truth_path: Path) -> BookScore:
-    truth = json.loads(truth_path.read_text(encoding="utf-8"))
     s = BookScore(path.name)
     t0 = time.perf_counter()
     try:
@@ -211,12 +224,95 @@ def run_one(path: Path, truth_path: Path) -> BookScore:
         s.error = f"{type(exc).__name__}: {exc.reason}"
         return s
     s.mode = str(doc.heading_mode or "")
-    nav_doc = str(doc.metadata.get("nav_source", "")).partition(":")[2]
-    # the navigation document itself is left out of the text as TOC boilerplate
-    truth = [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
+    truth = _truth(path, truth_path, doc)
     structure_scores(s, truth, detected_headings(doc), chunk_document(doc), doc.text)
     s.seconds = time.perf_counter() - t0
     return s
+
+
+_IMAGE_LINE = re.compile(r"^\(image: [^\n]*\)$", re.M)
+_ATX_MARK = re.compile(r"^ {0,3}#{1,6}[ \t]+", re.M)
+_INLINE = re.compile(r"\*\*|\*|\\(?=[^\w\s])|(?<!\w)_|_(?!\w)")
+
+
+def flat_text(doc: Document, truth: list[dict[str, Any]]) -> str:
+    """The book as a plain-text edition would print it: the title, a contents block (one
+    line per TOC entry, indented four spaces a level as a nested nav list reads), then
+    the body with heading markers, inline markup and image placeholders removed."""
+    top = min((int(e["level"]) for e in truth), default=1)
+    contents = "\n".join("    " * (int(e["level"]) - top) + str(e["title"]) for e in truth)
+    body = _INLINE.sub("", _ATX_MARK.sub("", _IMAGE_LINE.sub("", doc.text)))
+    body = re.sub(r"\n{3,}", "\n\n", body)
+    return f"{doc.title}\n\nContents\n\n{contents}\n\n{body}"
+
+
+def text_headings(doc: Document) -> list[Found]:
+    """The heading blocks the chunker reads in a flat text (ATX lines or heuristics)."""
+    blocks = parse_text(doc.text)[0]
+    return [Found(b.level, b.title, None, b.start) for b in blocks if b.kind == "heading"]
+
+
+def run_text(path: Path, truth_path: Path, tmp: Path) -> BookScore:
+    """The flat-text edition of an EPUB, written to ``tmp`` and read as a ``.txt`` file."""
+    truth = _truth(path, truth_path, extract_path(path))
+    s = BookScore(path.stem + ".txt")
+    t0 = time.perf_counter()
+    txt = tmp / (path.stem + ".txt")
+    txt.write_text(flat_text(extract_path(path), truth), encoding="utf-8")
+    doc = extract_path(txt)
+    s.mode = str(doc.heading_mode or "")
+    structure_scores(s, truth, text_headings(doc), chunk_document(doc), doc.text)
+    s.seconds = time.perf_counter() - t0
+    return s
+
+
+def run_pdf(path: Path, truth_path: Path) -> BookScore:
+    """A PDF read with ``--no-outline`` (font evidence), its outline as truth."""
+    truth = json.loads(truth_path.read_text(encoding="utf-8"))
+    s = BookScore(path.name)
+    t0 = time.perf_counter()
+    try:
+        doc = extract_path(path, pdf_backend="pdfium", use_outline=False)
+    except ExtractionError as exc:
+        s.error = f"{type(exc).__name__}: {exc.reason}"
+        return s
+    s.mode = str(doc.heading_mode or "")
+    found = detected_headings(doc)
+    structure_scores(s, truth, found, chunk_document(doc), doc.text, paged=True)
+    s.mono_lines, s.mono_fenced = code_recovered(path, doc)
+    s.seconds = time.perf_counter() - t0
+    return s
+
+
+def code_recovered(path: Path, doc: Document) -> tuple[int, int]:
+    """(lines of the PDF set in a monospaced font, those the text holds in a fenced block)."""
+    lines = extract_lines(path, open_reader(path), workers=1)
+    mono = [ln.text.strip() for page in lines if isinstance(page, list) for ln in page if ln.mono]
+    text = doc.text.split("\n")
+    fenced = {text[i].strip() for i in fenced_lines(doc.text)}
+    return len(mono), sum(1 for t in mono if t in fenced)
+
+
+def code_table(rows: list[BookScore]) -> str:
+    out = ["| file | monospaced lines | in fenced code | share |", "|---|---:|---:|---:|"]
+    for r in rows:
+        if r.mono_lines:
+            out.append(
+                f"| {r.name} | {r.mono_lines} | {r.mono_fenced}"
+                f" | {r.mono_fenced / r.mono_lines:.3f} |"
+            )
+    total = sum(r.mono_lines for r in rows)
+    fenced = sum(r.mono_fenced for r in rows)
+    out.append(f"| **all** | {total} | {fenced} | **{fenced / max(1, total):.3f}** |")
+    return "\n".join(out)
+
+
+def _truth(path: Path, truth_path: Path, doc: Document) -> list[dict[str, Any]]:
+    """The TOC entries, less those pointing at the navigation document (dropped from the
+    text as table-of-contents boilerplate)."""
+    truth: list[dict[str, Any]] = json.loads(truth_path.read_text(encoding="utf-8"))
+    nav_doc = str(doc.metadata.get("nav_source", "")).partition(":")[2]
+    return [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
 
 
 def _same_file(href: object, name: str) -> bool:
@@ -270,12 +366,34 @@ def main(argv: list[str] | None = None) -> int:
         for p in (args.corpus / "epub").glob("*.epub")
         if p.with_name(p.stem + ".toc.json").is_file() and args.only in p.name
     )
-    if not epubs:
-        print(f"no EPUB with a .toc.json under {args.corpus / 'epub'}", file=sys.stderr)
+    pdfs = sorted(
+        (p, p.with_name(p.stem + ".outline.json"))
+        for p in (args.corpus / "pdf").glob("*.pdf")
+        if p.with_name(p.stem + ".outline.json").is_file() and args.only in p.name
+    )
+    if not epubs and not pdfs:
+        print(
+            f"no EPUB with a .toc.json nor PDF with an .outline.json under {args.corpus}",
+            file=sys.stderr,
+        )
         return 2
-    rows = [run_one(p, t) for p, t in epubs]
-    print("## EPUB structure, nav as truth\n")
-    print(table(rows), flush=True)
+    rows: list[BookScore] = []
+    if epubs:
+        nav = [run_one(p, t) for p, t in epubs]
+        print("## EPUB structure, nav as truth\n")
+        print(table(nav), flush=True)
+        with tempfile.TemporaryDirectory(prefix="folio-flat-") as tmp:
+            flat = [run_text(p, t, Path(tmp)) for p, t in epubs]
+        print("\n## The same books as flat text (.txt), nav as truth\n")
+        print(table(flat), flush=True)
+        rows += nav + flat
+    if pdfs:
+        paged = [run_pdf(p, t) for p, t in pdfs]
+        print("\n## PDFs with --no-outline (font evidence), outline as truth\n")
+        print(table(paged), flush=True)
+        print("\n## PDF code listings: monospaced lines recovered as fenced code\n")
+        print(code_table(paged), flush=True)
+        rows += paged
     if args.json:
         args.json.write_text(
             json.dumps(

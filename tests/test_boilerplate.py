@@ -155,3 +155,22 @@ def test_empty_input() -> None:
     assert res.kept == () and res.removed == ()
     res = detect_boilerplate([[], [""]])
     assert res.counts()["page_number"] == 0
+
+
+def test_running_heads_carrying_the_page_number_are_removed() -> None:
+    """Think Java's shape: the top line is the current section's title and the printed page
+    number (left on even pages, right on odd ones); the section changes every two pages,
+    so the line never repeats often enough to be a running header by its text alone."""
+    pages = []
+    for p in range(12):
+        printed = p + 41
+        section = f"4.{p // 2} {WORDS[p // 2].title()} methods"
+        head = f"{printed} Chapter 4 Methods" if p % 2 else f"{section} {printed}"
+        pages.append([head, *(f"{WORDS[p]}: {line}" for line in BODY)])
+    pages[3].insert(1, "4.1 Bravo methods")  # the heading itself, below the head line
+    result = detect_boilerplate(pages)
+    kinds = {(r.page, r.line): r.kind for r in result.removed}
+    assert all(kinds.get((p + 1, 0)) == "running_header" for p in range(12))
+    assert (4, 1) not in kinds and all(r.line == 0 for r in result.removed)
+    pages[0][0] = "Chapter 41"  # a chapter label that happens to match the page number
+    assert (1, 0) not in {(r.page, r.line) for r in detect_boilerplate(pages).removed}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -178,3 +179,69 @@ def test_retrieve_reads_the_dense_model_from_the_config_file(
     )
     assert run.returncode == 2
     assert str(tmp_path / "no-such-model") in run.stderr and "model.safetensors" in run.stderr
+
+
+FIXTURES = ROOT / "tests" / "fixtures" / "extract"
+
+
+def _flat_book(tmp_path: Path) -> Path:
+    body = "\n\n".join(
+        f"Day {n} went by as days do, slowly and then all at once." * 20 for n in range(6)
+    )
+    parts = "\n\n".join(f"CHAPTER {r}\n\n{body}" for r in ("I", "II", "III"))
+    path = tmp_path / "book.txt"
+    path.write_text(f"A Flat Book\n\nContents\n\nCHAPTER I\nCHAPTER II\nCHAPTER III\n\n{parts}\n")
+    return path
+
+
+def _md_doc(tmp_path: Path) -> Path:
+    body = "\n\n".join(f"Paragraph {n} says something worth a line or two." * 15 for n in range(5))
+    path = tmp_path / "doc.md"
+    path.write_text(f"# Guide\n\n{body}\n\n## Install\n\n{body}\n\n## Use\n\n{body}\n")
+    return path
+
+
+def test_extract_outline_and_chunk_agree_on_every_format(tmp_path: Path) -> None:
+    files = [
+        _md_doc(tmp_path),
+        _flat_book(tmp_path),
+        FIXTURES / "pdflatex-outline.pdf",
+        FIXTURES / "childrens-literature.epub",
+    ]
+    out = folio("outline", "--json", *map(str, files))
+    assert out.returncode == 0, out.stderr
+    trees = json.loads(out.stdout)
+    assert [t["source"] for t in trees] == [str(f.resolve()) for f in files]
+    for path, tree in zip(files, trees, strict=True):
+        text = folio("extract", str(path)).stdout
+        atx = [(len(m.group(1)), m.group(2)) for m in re.finditer(r"(?m)^(#{1,6}) +(.+?) *$", text)]
+        heads = [(h["level"], h["title"]) for h in tree["headings"]]
+        assert heads == atx, path.name
+        chunks = [json.loads(line) for line in folio("chunk", str(path)).stdout.splitlines()]
+        crumbs = {tuple(c["breadcrumb"]) for c in chunks if c["tier"] == "section"}
+        assert crumbs <= {tuple(h["breadcrumb"]) for h in tree["headings"]} | {(tree["title"],)}
+        assert tree["sections"] == sum(1 for c in chunks if c["tier"] == "section")
+        assert all(
+            h["sections"] >= 1 for h in tree["headings"] if h["char_end"] > h["char_start"] + 80
+        )
+    flat = trees[1]
+    assert flat["title"] == "A Flat Book"
+    assert [h["title"] for h in flat["headings"]] == ["CHAPTER I", "CHAPTER II", "CHAPTER III"]
+    assert trees[2]["headings"][0]["page_start"] == 2
+
+
+def test_outline_prints_a_tree(tmp_path: Path) -> None:
+    out = folio("outline", str(_md_doc(tmp_path)))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(f"{tmp_path / 'doc.md'}: Guide (markdown headings, 3 headings")
+    assert lines[1].startswith("Guide  [") and lines[2].startswith("  Install  [")
+
+
+def test_outline_reports_a_bad_file_and_goes_on(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.4\n garbage")
+    out = folio("outline", "--json", str(bad), str(_md_doc(tmp_path)))
+    assert out.returncode == 1
+    assert "broken.pdf" in out.stderr
+    assert [t["title"] for t in json.loads(out.stdout)] == ["Guide"]

@@ -63,3 +63,26 @@ def test_entry_of_packed_small_sections_is_their_parent() -> None:
     assert ev.entry_of(C(60, 120), anchors, parent) == 3
     assert ev.entry_of(C(5, 95), anchors, parent) == -1  # across both parts
     assert ev.entry_of(C(0, 5), [(6, 0)], [-1]) is None  # before the first entry
+
+
+def test_flat_text_edition_has_title_contents_and_no_markup(tmp_path: object) -> None:
+    doc = Document(
+        text=f"# Part One\n\n## Chapter 1. Dawn\n\n*Early* light, **bright**.\n\n{WORDS}\n",
+        source="book.epub",
+        title="Book",
+    )
+    flat = ev.flat_text(doc, TRUTH)
+    head = flat.split("\n")[:9]
+    assert head == [
+        "Book",
+        "",
+        "Contents",
+        "",
+        "Part One",
+        "    Chapter 1. Dawn",
+        "    Chapter 2. Noon",
+        "Part Two",
+        "    Chapter 3. Dusk",
+    ]
+    assert "#" not in flat and "*" not in flat
+    assert "\nChapter 1. Dawn\n\nEarly light, bright.\n" in flat

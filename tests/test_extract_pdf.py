@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
+from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
 from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
 from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
@@ -324,3 +325,116 @@ def test_real_kaobook_report_glyph_digits_and_outline() -> None:
     assert doc.title == "Template for a Kao Report (or Handout)"
     no = read_pdf(FIXTURES / "kaobook-minimal-report.pdf", use_outline=False)
     assert no.heading_mode in {"fonts", "heuristic"}
+
+
+DECOYS = [
+    "Figure 3.2 Growth of the library",
+    "Table 4 Pages per backend",
+    "• A bold list item",
+    "(b) Another bold list item",
+    "x = a + b / (c - d)",
+    "Ada Tester, June 21, 2015",
+]
+
+
+def make_decoy_pdf() -> bytes:
+    """No outline: numbered headings in large bold type, and lines just as large and bold
+    that are not headings (a caption, a table caption, a list item, an equation) on every
+    body page, plus a running head set like a heading at the top of each page."""
+    pdf = fpdf.FPDF(format="A4")
+    pdf.core_fonts_encoding = "cp1252"  # for the bullet
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(25, 20, 25)
+    chapters = [
+        ("1 Introduction", "1.1 Background"),
+        ("2 Methods", "2.1 Data"),
+        ("3 Results", "3.1 Scope"),
+    ]
+    for chapter, section in chapters:
+        for title, size in ((chapter, 20), (section, 15)):
+            pdf.add_page()
+            pdf.set_y(10)
+            _lines(pdf, "The Running Head Of This Book", 14, "B")
+            pdf.set_y(30)
+            _lines(pdf, title, size, "B")
+            for para in PARAS:
+                _lines(pdf, para)
+            for decoy in DECOYS:
+                _lines(pdf, decoy, 14, "B")
+                _lines(pdf, PARAS[0])
+    return bytes(pdf.output())
+
+
+def test_no_outline_drops_captions_list_items_equations_and_running_heads(tmp_path: Path) -> None:
+    path = tmp_path / "decoys.pdf"
+    path.write_bytes(make_decoy_pdf())
+    doc = read_pdf(path, use_outline=False, workers=1)
+    heads = _atx(doc)
+    assert [t for _, t in heads] == [
+        "1 Introduction",
+        "1.1 Background",
+        "2 Methods",
+        "2.1 Data",
+        "3 Results",
+        "3.1 Scope",
+    ]
+    assert [lvl for lvl, _ in heads] == [1, 2, 1, 2, 1, 2]
+
+
+CODE = [
+    "public class Hello {",
+    "    public static void main(String[] args) {",
+    "        # print it",
+    '        System.out.println("Hello");',
+    "    }",
+    "}",
+]
+
+
+def test_monospaced_lines_become_fenced_code_with_indentation(tmp_path: Path) -> None:
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_margins(25, 20, 25)
+    pdf.add_page()
+    for para in PARAS:
+        _lines(pdf, para)
+    pdf.set_font("Courier", "", 10)
+    for line in CODE:
+        pdf.cell(0, 4.5, line, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(6)
+    _lines(pdf, PARAS[1])
+    pdf.set_font("Courier", "", 10)
+    pdf.cell(0, 4.5, "sorting", new_x="LMARGIN", new_y="NEXT")  # an option name, set alone
+    pdf.ln(6)
+    _lines(pdf, PARAS[0])
+    path = tmp_path / "code.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    doc = read_pdf(path, workers=1)
+    assert "```\n" + "\n".join(CODE) + "\n```" in doc.text
+    assert doc.text.count("```") == 2  # the bare name is not a listing
+    chunks = chunk_document(doc)
+    assert any("code" in c.content_hints for c in chunks)
+    assert all("print it" not in c.section_title for c in chunks)
+
+
+def test_drop_cap_is_joined_to_its_word(tmp_path: Path) -> None:
+    pdf = fpdf.FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 11)
+    pdf.text(25, 30, "Chapter text before the story.")
+    pdf.set_font("Times", "", 36)
+    pdf.text(25, 60, "T")  # a drop cap beside the first lines of the paragraph
+    pdf.set_font("Helvetica", "", 11)
+    for k, line in enumerate(
+        [
+            "HERE was a table set out under a tree in front of the",
+            "house, and the March Hare and the Hatter were having tea",
+            "at it: a Dormouse was sitting between them, fast asleep.",
+        ]
+    ):
+        pdf.text(34, 52 + k * 4.2, line)
+    pdf.text(25, 90, "A MAN walked in: a one-letter word set at body size stays a word.")
+    path = tmp_path / "dropcap.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    text = read_pdf(path, workers=1).text
+    assert "THERE was a table" in text and "T HERE" not in text
+    assert "A MAN walked in" in text

@@ -16,7 +16,7 @@ import yaml
 from ..config import ChunkConfig
 from ..model import Block, Chunk, Document, HeadingMode, Tier
 from ..parse.blocks import parse_markdown
-from ..parse.headings import apply_heuristics, parse_text
+from ..parse.headings import TITLE_SEARCH_LINES, apply_heuristics, parse_text, title_line
 from ..parse.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
@@ -43,7 +43,7 @@ class HeadingSection:
 
 
 @dataclass(frozen=True, slots=True)
-class _Doc:
+class ParsedDoc:
     """Everything the tier builders share about one parsed document."""
 
     src: str
@@ -67,12 +67,13 @@ def chunk_document(
     """Sections and their snippets for one document, in reading order."""
     config = config or ChunkConfig()
     counter = counter or make_counter(config)
-    d = _prepare(doc, config)
+    d = prepare(doc, config)
     builder = _Builder(d, config, counter)
     return builder.build()
 
 
-def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
+def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
+    """Blocks, heading mode, title and heading sections: the structure that is chunked."""
     src = doc.text
     mode: HeadingMode
     if doc.markup == "markdown":
@@ -100,7 +101,7 @@ def _prepare(doc: Document, config: ChunkConfig) -> _Doc:
     df: Counter[str] = Counter()
     for sec in sections:
         df.update(_section_terms(src, blocks, sec).keys())
-    return _Doc(
+    return ParsedDoc(
         src=src,
         blocks=blocks,
         starts=starts,
@@ -154,6 +155,9 @@ def _document_title(
         return str(frontmatter["title"]).strip()
     if doc.title:
         return doc.title
+    first = title_line(src.split("\n", TITLE_SEARCH_LINES)) if doc.markup == "text" else None
+    if first is not None:
+        return first[1]
     headings = [b for b in blocks if b.kind == "heading"]
     for b in headings:
         if b.level == 1 and b.title:
@@ -195,7 +199,7 @@ def _heading_sections(
 
 
 class _Builder:
-    def __init__(self, d: _Doc, config: ChunkConfig, counter: TokenCounter) -> None:
+    def __init__(self, d: ParsedDoc, config: ChunkConfig, counter: TokenCounter) -> None:
         self.d = d
         self.config = config
         self.counter = counter

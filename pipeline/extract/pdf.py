@@ -40,6 +40,11 @@ log = logging.getLogger("folio.extract")
 PARALLEL_MIN_PAGES = 48  # below this a process pool costs more than it saves
 TextLayer = Literal["pdfium", "pypdf"]
 _ESCAPE_HASH = re.compile(r"^(\s{0,3})#", re.MULTILINE)
+_BACKTICKS = re.compile(r"`{3,}")
+MONO_GLYPH_EM = 0.6  # advance width of a monospaced glyph, in font sizes
+# one monospaced line alone is code when it holds syntax, not when it is a bare name (an
+# option or a file set as a label)
+_CODE_SIGN = re.compile(r"[{}()\[\];=<>\\|$@]|::|->|\w\.\w+\(")
 _NO_TEXT_HINT = "no text layer — scanned? try the marker backend (--pdf-backend marker)"
 
 
@@ -286,6 +291,20 @@ class TextBuilder:
                 self.page_start[page] = self.pos + off
         self._put(escaped)
 
+    def code(self, pieces: Sequence[tuple[int, str]]) -> None:
+        """A code listing as a fenced block (longer fences when the code holds one)."""
+        if not pieces:
+            return
+        self._sep()
+        body = "\n".join(text for _, text in pieces)
+        fence = "`" * max(3, 1 + max((len(m) for m in _BACKTICKS.findall(body)), default=0))
+        offset = len(fence) + 1
+        for page, text in pieces:
+            if 0 <= page < len(self.page_start) and self.page_start[page] is None:
+                self.page_start[page] = self.pos + offset
+            offset += len(text) + 1
+        self._put(f"{fence}\n{body}\n{fence}")
+
     def finish(self, labels: Sequence[str | None]) -> tuple[str, tuple[Page, ...]]:
         text = "".join(self.parts)
         n = len(self.page_start)
@@ -309,20 +328,37 @@ class TextBuilder:
         return text, pages
 
 
+def indent_code(
+    pieces: Sequence[tuple[int, str]], edges: Sequence[tuple[float, float]]
+) -> list[tuple[int, str]]:
+    """Code lines with their indentation back: a monospaced glyph is about 0.6 em wide, so
+    a line's offset from the listing's leftmost line, in glyph widths, is its indent."""
+    left = min(x for x, _ in edges)
+    out: list[tuple[int, str]] = []
+    for (page, text), (x, size) in zip(pieces, edges, strict=True):
+        width = MONO_GLYPH_EM * size if size > 0 else 1.0
+        out.append((page, " " * max(0, round((x - left) / width)) + text))
+    return out
+
+
 def assemble(
     pages: Sequence[Sequence[Line]], plan: HeadingPlan, n_pages: int, labels: Sequence[str | None]
 ) -> tuple[str, tuple[Page, ...], tuple[OutlineEntry, ...]]:
     vocab = vocabulary(ln.text for lines in pages for ln in lines)
     b = TextBuilder(n_pages)
     para: list[tuple[int, str]] = []
+    para_x: list[tuple[float, float]] = []  # each line's left edge and font size
     para_mono = False
     prev: Line | None = None
     prev_page = -1
 
     def flush() -> None:
-        nonlocal para, prev
-        b.paragraph(para, vocab, para_mono)
-        para = []
+        nonlocal para, para_x, prev
+        if para_mono and para and (len(para) > 1 or _CODE_SIGN.search(para[0][1])):
+            b.code(indent_code(para, para_x))
+        else:
+            b.paragraph(para, vocab, para_mono)
+        para, para_x = [], []
         prev = None
 
     for p, lines in enumerate(pages):
@@ -358,6 +394,7 @@ def assemble(
                         line = line._replace(text=rest)
                         skip_until = i + 1
                         para, para_mono, prev, prev_page = [(p, rest)], line.mono, line, p
+                        para_x = [(line.x, line.size)]
                 continue
             if prev is not None and not (
                 i < caption_end or continues(prev, line, stats, same_page=prev_page == p)
@@ -366,6 +403,7 @@ def assemble(
             if not para:
                 para_mono = line.mono
             para.append((p, line.text))
+            para_x.append((line.x, line.size))
             prev, prev_page = line, p
         for level, title in inserted.get(len(lines), ()):
             flush()

@@ -325,9 +325,11 @@ def plan_from_fonts(pages: Sequence[Sequence[Line]], *, min_headings: int = 2) -
         text = _TRAILING_NUM.sub("", text) if len(text.split()) > 2 else text
         if not text or _NUMBER_ONLY.match(text) or len(text.split()) > 20 or _is_junk(text):
             continue
+        if _not_a_heading(text):
+            continue
         bold = all(pages[p][j].bold for _, j, _ in g)
         heads.append(_Head(p, i, len(g), (max(s for _, _, s in g), bold), text))
-    heads = _drop_figure_text(heads)
+    heads = _drop_running_heads(_drop_figure_text(heads), pages)
     if len(heads) < min_headings:
         return plan
     for h, level in _levels(heads, pages):
@@ -356,6 +358,61 @@ def _is_junk(text: str) -> bool:
     if _LETTER_SPACED.match(text) and len(tokens) >= 6:
         return True
     return len(tokens) >= 2 and len({t.casefold() for t in tokens}) == 1
+
+
+_CAPTION = re.compile(
+    r"^(?i:fig(?:ure)?|tab(?:le)?|listing|algorithm|exhibit|chart|plate|abb(?:ildung)?|tabelle)"
+    r"\.?\s+(?:\d+|[IVXLC]+|[A-Z])(?:[.\-–]\d+)*(?:[.:]|\s|$)"
+)
+RUNNING_HEAD_DENSITY = 0.3
+_LIST_ITEM = re.compile(r"^(?:[•·◦▪▸►‣⁃∙*–—-]|\(?(?:[a-z]|[ivx]{1,4}|\d{1,2})\))\s")
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|januar|februar|märz|juni|juli|oktober|dezember"
+)
+# a byline's date: "June 21, 2015", "21 June 2015", "2015-06-21"
+_DATE = re.compile(
+    rf"\b(?:(?i:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\.?\s+(?i:{_MONTHS})\s+\d{{4}}"
+    r"|\d{4}-\d{2}-\d{2})\b"
+)
+_MATH = frozenset("=+−*/^_<>≤≥≠≈∑∏∫√∂∞±×÷|∈∉⊂⊆∪∩→←↦")
+_RELATION = re.compile(r"[=≤≥≠≈<>∈→]")
+
+
+def _not_a_heading(text: str) -> bool:
+    """Lines set like headings that are not: captions (``Figure 3.2``, ``Table 4``), list
+    items (a bullet or ``(a)``), a byline with its date, and equations (a relation sign,
+    or mostly symbols)."""
+    if _CAPTION.match(text) or _LIST_ITEM.match(text) or _DATE.search(text):
+        return True
+    if numbering_depth(text) is not None:
+        return False
+    symbols = sum(ch in _MATH for ch in text)
+    words = [w for w in text.split() if sum(ch.isalpha() for ch in w) >= 3]
+    return (bool(_RELATION.search(text)) and len(words) <= 3) or symbols >= max(3, len(text) / 6)
+
+
+def _drop_running_heads(heads: list[_Head], pages: Sequence[Sequence[Line]]) -> list[_Head]:
+    """A heading-sized line repeated at the top or the bottom of three or more pages, and
+    on a good share of the pages it spans, is a running head (the boilerplate pass misses
+    those set as large as a heading). A title every chapter repeats is not that dense."""
+
+    def key(h: _Head) -> str:
+        return re.sub(r"\d+", "#", h.text.casefold())
+
+    def at_edge(h: _Head) -> bool:
+        return h.line == 0 or h.line + h.span >= len(pages[h.page])
+
+    edge_pages: dict[str, set[int]] = {}
+    for h in heads:
+        if at_edge(h):
+            edge_pages.setdefault(key(h), set()).add(h.page)
+
+    def running(pages_at: set[int]) -> bool:
+        span = max(pages_at) - min(pages_at) + 1
+        return len(pages_at) >= 3 and len(pages_at) >= RUNNING_HEAD_DENSITY * span
+
+    return [h for h in heads if not (at_edge(h) and running(edge_pages[key(h)]))]
 
 
 def _drop_figure_text(heads: list[_Head]) -> list[_Head]:

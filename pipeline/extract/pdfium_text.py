@@ -311,10 +311,30 @@ def _clean(raw: str) -> str:
     return clean_text(raw.replace("\r", "").translate(_HYPHEN))
 
 
+DROP_CAP_RATIO = 1.8  # a drop cap is set at least this much larger than the text after it
+
+
+def _join_drop_cap(runs: list[_Run]) -> list[_Run]:
+    """A large initial letter opening a line belongs to the word after it ("T HERE" is
+    "THERE"): PDFium puts a space in the gap the cap leaves."""
+    if len(runs) < 2:
+        return runs
+    cap, rest = runs[0], runs[1]
+    letter = cap.text.strip()
+    after = rest.text.lstrip()
+    if not (len(letter) == 1 and letter.isupper() and after[:1].isalpha()):
+        return runs
+    if cap.size < DROP_CAP_RATIO * rest.size:
+        return runs
+    word = rest._replace(text=letter + after, chars=rest.chars + 1, x=cap.x)
+    return [word, *runs[2:]]
+
+
 def _line(runs: list[_Run]) -> Line | None:
     """One line as ``LineCollector`` makes it: most common size by characters, bold or
     mono when 80% of the characters are, cells where a run starts well right of the
     previous one's end (here the real glyph end rather than an estimate)."""
+    runs = _join_drop_cap(runs)
     text = _clean("".join(r.text for r in runs))
     if not text:
         return None

@@ -1,12 +1,14 @@
-"""Markdown, MDX and plain text: the decoded file is the document."""
+"""Markdown, MDX and plain text: the decoded file is the document (for plain text, with the
+headings found marked as ATX lines)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
-from typing import Literal
 
 from ..errors import EmptyDocumentError, EncodingError
-from ..model import Document
+from ..model import Document, OutlineEntry
+from ..parse.headings import ATX, MIN_ATX_HEADINGS, find_headings, title_line
 
 MARKDOWN_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx"}
 TEXT_SUFFIXES = {".txt": "text", ".text": "text"}
@@ -38,5 +40,23 @@ def read_text_document(path: Path, fmt: str) -> Document:
     text = decode_text(path.read_bytes(), str(path))
     if not text.strip():
         raise EmptyDocumentError(str(path), "the file holds only whitespace")
-    markup: Literal["markdown", "text"] = "text" if fmt == "text" else "markdown"
-    return Document(text=text, source=str(path), format=fmt, markup=markup)
+    if fmt == "text":
+        return flat_text_document(text, str(path))
+    return Document(text=text, source=str(path), format=fmt, markup="markdown")
+
+
+def flat_text_document(text: str, source: str) -> Document:
+    """Flat text with its headings decided here, as ATX lines, so that what ``folio
+    extract`` prints is the structure the chunker reads. A text that already has enough
+    ATX lines keeps them as they are."""
+    lines = text.split("\n")
+    first = title_line(lines)
+    title = first[1] if first else ""
+    if sum(1 for line in lines if ATX.match(line)) >= MIN_ATX_HEADINGS:
+        return Document(text, source, "text", "text", title, heading_mode="markdown")
+    found = find_headings(lines)
+    for i, level, _ in found:
+        lines[i] = "#" * level + " " + lines[i].strip()
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    outline = tuple(OutlineEntry(level, t, None, starts[i]) for i, level, t in found)
+    return Document("\n".join(lines), source, "text", "text", title, "heuristic", outline=outline)

@@ -2,9 +2,11 @@
 
 Kinds: ``page_number`` (a bare number at the top or bottom of a page), ``running_header``
 (the same line, digits normalized, at the top or bottom of more than three pages, and on
-a good share of the pages it spans), ``toc`` (table-of-contents entries: dot leaders, or
-trailing page numbers on a contents page), ``index`` (back-of-book index pages) and
-``copyright`` (copyright / all-rights-reserved / ISBN lines in the front or back matter).
+a good share of the pages it spans; or an edge line beginning or ending with the printed
+page number, the same offset from the physical page on many pages), ``toc``
+(table-of-contents entries: dot leaders, or trailing page numbers on a contents page),
+``index`` (back-of-book index pages) and ``copyright`` (copyright / all-rights-reserved /
+ISBN lines in the front or back matter).
 
 Body text that merely resembles these is kept: a number in the middle of a page, one line
 ending in a number, a sentence that mentions copyright on page 50.
@@ -146,6 +148,37 @@ def _edge_positions(lines: Sequence[str], edge: int) -> tuple[list[int], list[in
     return nonempty[:edge], nonempty[-edge:] if nonempty else []
 
 
+_HEAD_NUMBER = re.compile(r"^(\d{1,4})\s+\S.*|.*\S\s+(\d{1,4})$")
+# "Chapter 1" opening a chapter on printed page 1 is a label, not a running head
+_LABEL = re.compile(r"^(?:chapter|part|book|appendix|section|lecture)\.?\s+\d+$", re.IGNORECASE)
+
+
+def _numbered_heads(
+    pages: Sequence[Sequence[str]],
+    edges: Sequence[tuple[list[int], list[int]]],
+    taken: Mapping[tuple[int, int], str],
+) -> list[tuple[int, int]]:
+    """Edge lines that begin or end with the printed page number ("4.2 Adding new methods
+    53"): the number minus the physical page is the same offset on many pages, which a
+    number that is part of a title or a sentence is not."""
+    by_offset: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for p, lines in enumerate(pages):
+        top, bottom = edges[p]
+        for i in {*top[:1], *bottom[-1:]}:
+            text = lines[i].strip()
+            m = _HEAD_NUMBER.match(text)
+            if (p, i) not in taken and m and len(text) <= 160 and not _LABEL.match(text):
+                by_offset[int(m.group(1) or m.group(2)) - p].append((p, i))
+    if not by_offset:
+        return []
+    found = max(by_offset.values(), key=len)
+    pages_at = {p for p, _ in found}
+    span = max(pages_at) - min(pages_at) + 1
+    if len(pages_at) < MIN_REPEAT_PAGES or len(pages_at) / span < MIN_REPEAT_DENSITY:
+        return []
+    return found
+
+
 def detect_boilerplate(
     pages: Sequence[Sequence[str]], *, edge_lines: int = EDGE_LINES
 ) -> BoilerplateResult:
@@ -161,6 +194,9 @@ def detect_boilerplate(
         for i in {*top[:1], *bottom[-1:]}:
             if is_page_number(lines[i]):
                 kind_of[(p, i)] = "page_number"
+
+    # 1b. Running heads that print the page number beside a title that changes.
+    kind_of.update(dict.fromkeys(_numbered_heads(pages, edges, kind_of), "running_header"))
 
     # 2. Running headers / footers: the same normalized edge line on many pages.
     seen: dict[tuple[str, str], dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))

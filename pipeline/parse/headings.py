@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 from array import array
+from collections.abc import Sequence
 
 from ..model import Block, BlockKind
+from .fences import fenced_lines, find_fences
 from .lines import line_index, line_starts
+from .text_toc import TocEntry, find_toc, standalone
 
-_ATX = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+ATX = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _PIPE_TABLE = re.compile(
     r"\|[^\n]*\|[ \t]*\n\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*(\n|$)"
 )
@@ -57,6 +60,7 @@ _SMALL_WORDS = frozenset(
 )
 _END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", '"', "”", ")")
 MAX_HEADING_CHARS = 90
+MIN_ATX_HEADINGS = 3  # fewer ATX lines than this: the heuristics decide
 MAX_HEADING_WORDS = 12
 
 
@@ -99,26 +103,76 @@ def _title_like(text: str) -> bool:
 
 
 def find_headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(line index, level, title) of lines that stand alone and look like headings.
+    """(line index, level, title) of the heading lines of a flat text.
 
-    A candidate needs a blank (or no) line before and after it. Levels are rebased
-    so that the highest kind present is level 1.
+    A contents block, when the text has one, names the headings (its own lines stay text);
+    otherwise lines that stand alone (blank or no line before and after) and look like
+    headings are. The title line at the top is never a heading. Levels come from the
+    contents' indentation or from each pattern family's rank, the same through the book,
+    renumbered densely from 1.
     """
-    found: list[tuple[int, int, str]] = []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        if i > 0 and lines[i - 1].strip():
-            continue
-        if i + 1 < len(lines) and lines[i + 1].strip():
-            continue
-        hit = heading_level(line)
-        if hit is not None:
-            found.append((i, hit[0], hit[1]))
-    if not found:
-        return found
-    top = min(level for _, level, _ in found)
-    return [(i, level - top + 1, title) for i, level, title in found]
+    first = title_line(lines)
+    start = 0 if first is None else first[0] + 1
+    code = fenced_lines("\n".join(lines))
+    lines = ["" if i in code else line for i, line in enumerate(lines)]
+    toc = find_toc(lines, start)
+    if toc:
+        ranks = _toc_ranks(toc)
+        found = [
+            (e.target, rank, lines[e.target].strip()) for e, rank in zip(toc, ranks, strict=True)
+        ]
+    else:
+        found = []
+        for i in range(start, len(lines)):
+            if standalone(lines, i):
+                hit = heading_level(lines[i])
+                if hit is not None:
+                    found.append((i, hit[0], hit[1]))
+    dense = {level: n + 1 for n, level in enumerate(sorted({lvl for _, lvl, _ in found}))}
+    return [(i, dense[level], title) for i, level, title in found]
+
+
+def _toc_ranks(toc: list[TocEntry]) -> list[int]:
+    """Each entry's rank: by indentation when the block is indented, else by the pattern
+    family of its title (entries of no numbered family rank with the shallowest one)."""
+    if len({e.indent for e in toc}) > 1:
+        return [e.indent for e in toc]
+    families = [_family(e.title) for e in toc]
+    top = min((f for f in families if f is not None), default=0)
+    return [top if f is None else f for f in families]
+
+
+def _family(title: str) -> int | None:
+    """Rank of a title's numbering family: Part 1, Chapter/Appendix 2, ``N.M`` by depth."""
+    if _PART.match(title):
+        return 1
+    if _CHAPTER.match(title):
+        return 2
+    m = _NUMBERED.match(title)
+    return m.group(1).count(".") + 2 if m else None
+
+
+_META_TITLE = re.compile(r"^\s*title:\s*(\S.*?)\s*$", re.IGNORECASE)
+TITLE_SEARCH_LINES = 40
+
+
+def title_line(lines: Sequence[str]) -> tuple[int, str] | None:
+    """The document's title and its line: a ``Title:`` line near the top (Project
+    Gutenberg's header), else a first line that stands alone, reads like a title and is
+    not a chapter heading (``Chapter 1``, ``Part II``, ``1.2 Scope``)."""
+    for i, line in enumerate(lines[:TITLE_SEARCH_LINES]):
+        m = _META_TITLE.match(line)
+        if m:
+            return i, m.group(1)
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None or not standalone(lines, first):
+        return None
+    text = lines[first].strip()
+    if len(text) > MAX_HEADING_CHARS or text.endswith(_END_PUNCT[:3]) or text.startswith("#"):
+        return None
+    if _PART.match(text) or _CHAPTER.match(text) or _NUMBERED.match(text):
+        return None
+    return first, text
 
 
 def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block], array[int], int]:
@@ -131,16 +185,29 @@ def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block]
     starts = line_starts(src)
     blocks: list[Block] = []
     pos = 0
-    for m in [*_PARA_SPLIT.finditer(src), None]:
-        end = m.start() if m is not None else len(src)
-        _paragraph_blocks(src, pos, end, starts, blocks)
-        if m is not None:
-            pos = m.end()
+    for fence in [*find_fences(src), None]:
+        end = fence.start if fence is not None else len(src)
+        _text_blocks(src, pos, end, starts, blocks)
+        if fence is not None:
+            first = line_index(starts, fence.start) + 1
+            last = line_index(starts, fence.end - 1) + 1
+            blocks.append(Block("code", fence.start, fence.end, first, last, lang=fence.lang))
+            pos = fence.end
     atx = sum(1 for b in blocks if b.kind == "heading")
-    use_heuristics = atx < 3 if heuristics is None else heuristics
+    use_heuristics = atx < MIN_ATX_HEADINGS if heuristics is None else heuristics
     if use_heuristics:
         blocks = apply_heuristics(src, blocks)
     return blocks, starts, atx
+
+
+def _text_blocks(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
+    """Paragraphs and heading lines of ``src[start:end]``, a stretch without fences."""
+    pos = start
+    for m in [*_PARA_SPLIT.finditer(src, start, end), None]:
+        stop = m.start() if m is not None else end
+        _paragraph_blocks(src, pos, stop, starts, out)
+        if m is not None:
+            pos = m.end()
 
 
 def _paragraph_blocks(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
@@ -158,7 +225,7 @@ def _paragraph_blocks(src: str, start: int, end: int, starts: array[int], out: l
         eol = src.find("\n", pos, end)
         line_end = end if eol == -1 else eol
         line = src[pos:line_end]
-        m = _ATX.match(line) if line.lstrip().startswith("#") else None
+        m = ATX.match(line) if line.lstrip().startswith("#") else None
         if m:
             if run_start is not None:
                 _emit(src, run_start, pos, starts, out)
@@ -200,20 +267,13 @@ def _emit(src: str, start: int, end: int, starts: array[int], out: list[Block]) 
 
 
 def apply_heuristics(src: str, blocks: list[Block]) -> list[Block]:
-    """Single-line paragraphs that look like headings become heading blocks."""
-    candidates: list[tuple[int, int, str]] = []
-    for idx, b in enumerate(blocks):
-        if b.kind == "paragraph" and b.line_start == b.line_end:
-            hit = heading_level(src[b.start : b.end])
-            if hit is not None:
-                candidates.append((idx, hit[0], hit[1]))
-    if not candidates:
+    """Single-line paragraphs that ``find_headings`` names become heading blocks."""
+    found = {i + 1: (level, title) for i, level, title in find_headings(src.split("\n"))}
+    if not found:
         return blocks
-    top = min(level for _, level, _ in candidates)
     out = list(blocks)
-    for idx, level, title in candidates:
-        b = blocks[idx]
-        out[idx] = Block(
-            "heading", b.start, b.end, b.line_start, b.line_end, level - top + 1, title
-        )
+    for idx, b in enumerate(blocks):
+        hit = found.get(b.line_start) if b.line_start == b.line_end else None
+        if b.kind == "paragraph" and hit is not None:
+            out[idx] = Block("heading", b.start, b.end, b.line_start, b.line_end, *hit)
     return out
