@@ -29,7 +29,8 @@ def check_chunks(
     """Violations of invariants 1-3 (offsets, coverage, budget, fences, rows).
 
     ``excluded`` are source ranges legitimately left out of sections (frontmatter
-    kept as metadata). Row checks apply to the pipe tables of flat text too.
+    kept as metadata). Row checks apply to the pipe tables of flat text too. ``markup``:
+    ``markdown``, ``mdx`` (parsed with the MDX block rules, as the chunker did) or ``text``.
     """
     config = config or ChunkConfig()
     problems: list[str] = []
@@ -55,7 +56,9 @@ def check_chunks(
                 problems.append(f"{tag}: not inside its parent section")
     # Flat text has no code fences, but extractors emit the tables they recover as pipe tables.
     blocks = (
-        parse_markdown(src)[0] if markup == "markdown" else parse_text(src, heuristics=False)[0]
+        parse_text(src, heuristics=False)[0]
+        if markup == "text"
+        else parse_markdown(src, mdx=markup == "mdx")[0]
     )
     problems.extend(_cut_blocks(src, chunks, blocks))
     problems.extend(_coverage(src, sections, excluded))

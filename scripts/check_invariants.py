@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import ChunkConfig, ExtractionError, extract_file, make_config
-from pipeline.chunk.tiers import chunk_document
+from pipeline.chunk.tiers import chunk_document, uses_mdx
 from pipeline.chunk.tokens import WordPieceCounter
 from pipeline.invariants import check_chunks
 from pipeline.model import Chunk, Document
@@ -48,10 +48,11 @@ def check_document(doc: Document, config: ChunkConfig) -> tuple[list[Chunk], lis
     chunks = chunk_document(doc, config)
     again = chunk_document(doc, config)
     excluded: list[tuple[int, int]] = []
-    if doc.markup == "markdown" and config.frontmatter != "include":
-        blocks, _ = parse_markdown(doc.text)
+    markup = "mdx" if doc.markup == "markdown" and uses_mdx(doc, config) else doc.markup
+    if markup != "text" and config.frontmatter != "include":
+        blocks, _ = parse_markdown(doc.text, mdx=markup == "mdx")
         excluded = [(b.start, b.end) for b in blocks[:1] if b.kind == "frontmatter"]
-    problems = check_chunks(doc.text, chunks, config, excluded=excluded, markup=doc.markup)
+    problems = check_chunks(doc.text, chunks, config, excluded=excluded, markup=markup)
     if [c.to_dict() for c in chunks] != [c.to_dict() for c in again]:
         problems.append("determinism: a second run gave different chunks")
     return chunks, problems

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from pipeline import make_config  # noqa: E402
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline.chunk.tiers import chunk_document, uses_mdx  # noqa: E402
 from pipeline.invariants import check_chunks  # noqa: E402
 from pipeline.model import Document  # noqa: E402
 from pipeline.parse.blocks import parse_markdown  # noqa: E402
@@ -40,9 +40,11 @@ def check(src: str, mode: str, config_index: int) -> None:
     markup = "text" if mode == "text" else "markdown"
     doc = Document(text=text, format=mode, markup=markup)
     chunks = chunk_document(doc, config)
+    if markup == "markdown" and uses_mdx(doc, config):
+        markup = "mdx"
     excluded: list[tuple[int, int]] = []
-    if markup == "markdown" and config.frontmatter != "include":
-        blocks, _ = parse_markdown(text)
+    if markup != "text" and config.frontmatter != "include":
+        blocks, _ = parse_markdown(text, mdx=markup == "mdx")
         excluded = [(b.start, b.end) for b in blocks[:1] if b.kind == "frontmatter"]
     problems = check_chunks(text, chunks, config, excluded=excluded, markup=markup)
     if [c.to_dict() for c in chunks] != [c.to_dict() for c in chunk_document(doc, config)]:

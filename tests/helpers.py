@@ -17,8 +17,8 @@ def assert_invariants(
 ) -> None:
     config = config or ChunkConfig()
     excluded: list[tuple[int, int]] = []
-    if markup == "markdown" and config.frontmatter != "include":
-        blocks, _ = parse_markdown(src)
+    if markup != "text" and config.frontmatter != "include":
+        blocks, _ = parse_markdown(src, mdx=markup == "mdx")
         excluded = [(b.start, b.end) for b in blocks[:1] if b.kind == "frontmatter"]
     problems = check_chunks(src, chunks, config, excluded=excluded, markup=markup)
     assert not problems, problems[:10]

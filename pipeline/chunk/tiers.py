@@ -72,13 +72,17 @@ def chunk_document(
     return builder.build()
 
 
+def uses_mdx(doc: Document, config: ChunkConfig) -> bool:
+    """Whether ``doc`` is parsed with the MDX block rules under ``config``."""
+    return config.mdx == "on" or (config.mdx == "auto" and doc.format == "mdx")
+
+
 def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
     """Blocks, heading mode, title and heading sections: the structure that is chunked."""
     src = doc.text
     mode: HeadingMode
     if doc.markup == "markdown":
-        mdx = config.mdx == "on" or (config.mdx == "auto" and doc.format == "mdx")
-        blocks, starts = parse_markdown(src, mdx=mdx)
+        blocks, starts = parse_markdown(src, mdx=uses_mdx(doc, config))
         n_headings = sum(1 for b in blocks if b.kind == "heading")
         mode = doc.heading_mode or (
             "markdown" if n_headings >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic"
