@@ -11,6 +11,7 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
 from ..index.words import STOPWORDS
+from ..inputs import check_query
 from .hits import HIT_FIELDS, Hit, to_hit
 
 FACETS = ("content_hints", "tier", "doc_title", "format")
@@ -99,6 +100,7 @@ def search(
     match", so this is Typesense's own search (all words, typo tolerant) with exact
     counts over every match; agents' questions go through ``retrieve``'s ranking. A page
     shows each preview of a section once (``folded`` counts the repeats left out)."""
+    check_query(query)
     filters = filters or Filters()
     page, per_page = max(1, page), max(1, min(per_page, 250))
     params = _query_params(query, filters) | {

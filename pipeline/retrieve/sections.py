@@ -7,11 +7,13 @@ from typing import Any
 from ..errors import RetrievalError
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
+from ..inputs import check_id
 from .hits import HIT_FIELDS, Hit, to_hit
 
 
 def get_section(store: Store, section_id: str) -> Hit | None:
     """One section by id (through search: a search-only key cannot GET by id)."""
+    check_id(section_id, "section id")
     res = store.search(
         CHUNKS,
         {
@@ -27,6 +29,7 @@ def get_section(store: Store, section_id: str) -> Hit | None:
 
 def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
     """The sections before and after ``section_id`` in its document."""
+    check_id(section_id, "section id")
     sec = store.search(
         CHUNKS,
         {
