@@ -188,14 +188,20 @@ def healthy(port: int, timeout: float = 1.0) -> bool:
         return False
 
 
-def _loaded(port: int, key: str) -> int | None:
-    """Documents visible once the node leads and no write is queued, else None.
-    Typesense answers /health before either: while it replays its log (up to 1000
-    queued batches), and for ~10 s after a restart on another port, until it resets
-    its peers and elects itself, with none of its data visible."""
+def _leading(port: int, key: str) -> bool:
+    """Healthy and the leader of its one-node cluster. Typesense answers /health ok
+    for ~10 s after a restart on another port before it resets its peers and elects
+    itself, and shows none of its data until then."""
     try:
-        if _get(port, "/debug", key).get("state") != 1:  # 1: leader
-            return None
+        return healthy(port, timeout=0.5) and _get(port, "/debug", key).get("state") == 1
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _loaded(port: int, key: str) -> int | None:
+    """Documents visible once no write is queued, else None: /health is ok while up to
+    1000 batches of the log replay are still queued."""
+    try:
         if _get(port, "/stats.json", key).get("pending_write_batches", 0):
             return None
         return sum(int(c.get("num_documents", 0)) for c in _get(port, "/collections", key))
@@ -203,15 +209,20 @@ def _loaded(port: int, key: str) -> int | None:
         return None
 
 
-def _ready(port: int, key: str, alive: Callable[[], bool], timeout: float) -> bool:
-    """Healthy, leading, no write queued, and the same document count twice in a row."""
+def _ready(port: int, key: str, alive: Callable[[], bool], timeout: float, *, settle: bool) -> bool:
+    """Leading; with ``settle`` (a process just started) also no write queued and the
+    same document count twice in a row, i.e. its log replayed. Not for a server that
+    is already serving: another command's writes would keep it from settling."""
     deadline = time.monotonic() + timeout
     last: int | None = None
     while time.monotonic() < deadline and alive():
-        count = _loaded(port, key) if healthy(port, timeout=0.5) else None
-        if count is not None and count == last:
-            return True
-        last = count
+        if _leading(port, key):
+            if not settle:
+                return True
+            count = _loaded(port, key)
+            if count is not None and count == last:
+                return True
+            last = count
         time.sleep(0.2)
     return False
 
@@ -278,7 +289,7 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
         found = _find(home)
         if found is not None:
             pid, port = found
-            if not _ready(port, key, lambda: process_alive(pid), timeout):
+            if not _ready(port, key, lambda: process_alive(pid), timeout, settle=False):
                 raise ServerError(
                     f"the Typesense server of {home} (pid {pid}, port {port}) does not "
                     f"answer{_why(home)}; stop it with `folio server stop`"
@@ -337,7 +348,7 @@ def _spawn(home: Path, key: str, timeout: float, *, reuse: bool) -> RunningServe
             env=env,
         )
     _state_file(home).write_text(json.dumps({"pid": proc.pid, "port": port}), "utf-8")
-    if _ready(port, key, lambda: proc.poll() is None, timeout):
+    if _ready(port, key, lambda: proc.poll() is None, timeout, settle=True):
         return RunningServer(proc.pid, port, key, home)
     if proc.poll() is None:
         proc.terminate()
