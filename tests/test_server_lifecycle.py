@@ -167,3 +167,33 @@ def test_a_full_disk_is_named_not_waited_on(small_disk: Path, tmp_path: Path) ->
     assert run.returncode != 0
     assert "disk" in run.stderr and "free" in run.stderr, run.stderr[-2000:]
     assert time.monotonic() - started < 60
+
+
+def test_a_busy_server_is_reused_at_once(tmp_path: Path) -> None:
+    """Another command writing all the time must not keep a reader's start waiting."""
+    import threading
+
+    with own_home(tmp_path) as home:
+        running = server.start(home)
+        store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
+        store.client.collections.create({"name": "busy", "fields": [
+            {"name": "t", "type": "string"}]})
+        stop = threading.Event()
+
+        def write() -> None:
+            n = 0
+            while not stop.is_set():
+                store.client.collections["busy"].documents.import_(
+                    [{"id": f"{n}-{i}", "t": "some words"} for i in range(200)])
+                n += 1
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        try:
+            time.sleep(1.0)
+            started = time.monotonic()
+            assert server.start(home).pid == running.pid
+            assert time.monotonic() - started < 5
+        finally:
+            stop.set()
+            writer.join(30)

@@ -21,6 +21,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -198,6 +199,24 @@ def _leading(port: int, key: str) -> bool:
         return False
 
 
+def _barrier(port: int, key: str, timeout: float) -> bool:
+    """A write that changes nothing (delete a missing alias). Every write goes through
+    the Raft log and is answered once applied, after all the entries before it: a new
+    leader may not have begun to apply its old log when it first says it leads."""
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/aliases/folio-start-barrier",
+        headers={"X-TYPESENSE-API-KEY": key},
+        method="DELETE",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout):
+            return True
+    except urllib.error.HTTPError as exc:
+        return exc.code == 404  # applied: there is no such alias
+    except OSError:
+        return False
+
+
 def _loaded(port: int, key: str) -> int | None:
     """Documents visible once no write is queued, else None: /health is ok while up to
     1000 batches of the log replay are still queued."""
@@ -219,7 +238,8 @@ def _ready(port: int, key: str, alive: Callable[[], bool], timeout: float, *, se
         if _leading(port, key):
             if not settle:
                 return True
-            count = _loaded(port, key)
+            left = deadline - time.monotonic()
+            count = _loaded(port, key) if _barrier(port, key, max(left, 0.1)) else None
             if count is not None and count == last:
                 return True
             last = count
