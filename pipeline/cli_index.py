@@ -22,6 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from .config import load_config
+from .errors import InvalidInput
 from .index import server, side_index
 from .index.documents import delete_document
 from .index.schema import CHUNKS, DOCUMENTS
@@ -233,6 +234,8 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def _delete(store: Store, doc: str) -> int:
+    if not doc.strip():  # a prefix of nothing matches every document
+        raise InvalidInput("DOC is empty: give a doc_id (or its first characters) or a path")
     matches = [
         r
         for r in store.export(DOCUMENTS)

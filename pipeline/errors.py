@@ -66,3 +66,8 @@ class RetrievalError(FolioError):
 
 class DenseUnavailableError(FolioError):
     """Dense embedding was asked for, but its packages or model weights are missing."""
+
+
+class InvalidInput(FolioError, ValueError):
+    """A caller (command line, Python API, MCP tool) sent an id, query or option that
+    cannot be served; refused before anything reaches Typesense."""

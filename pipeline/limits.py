@@ -97,11 +97,27 @@ def cap_memory(megabytes: int) -> None:
 
 # --- the worker side -------------------------------------------------------------------------
 
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel kill this process when ``parent`` ends (Linux; kill -9 of the
+    parent included), so that no worker outlives the command that started it, blocked
+    writing a result nobody reads. Elsewhere the workers check their parent's pid."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # it ended before the request took effect
+        os._exit(1)
+
 
 def _worker_main(
     conn: Connection, fn: Callable[[Any, Note], Any], memory_mb: int | None, parent: int
 ) -> None:
     os.setpgrp()  # own process group: a kill takes this worker's children with it
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     if memory_mb:
         cap_memory(memory_mb)
@@ -126,6 +142,8 @@ def _worker_main(
             msg = ("error", memory_reason(memory_mb))
         except BaseException as exc:
             msg = ("error", f"{type(exc).__name__}: {exc}")
+        if os.getppid() != parent:  # nobody will read the result
+            return
         try:
             conn.send(msg)
         except MemoryError:
@@ -296,6 +314,7 @@ __all__ = [
     "NO_LIMITS",
     "Limits",
     "cap_memory",
+    "die_with_parent",
     "memory_reason",
     "size_problem",
     "supervise",

@@ -6,11 +6,13 @@ change the index whatever an agent sends.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from .errors import FolioError
-from .index.keys import search_only_key
+from .errors import FolioError, RetrievalError
+from .index.keys import SCOPED_KEY_SECONDS, ScopedKey, renewing_key
 from .index.settings import load_server_settings
 from .index.store import Store
 from .retrieve import Filters, get_section, list_documents, neighbors, retrieve, search
@@ -25,7 +27,30 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(config_path: str | None = None) -> Any:
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _reported(key: ScopedKey, store: Store) -> Callable[[F], F]:
+    """Each call runs with a fresh scoped key, and a Folio error (bad input, server
+    unreachable) comes back as an error result whose text says why: the SDK shows an
+    agent only "Error executing tool X" for any other exception."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def tool(*args: Any, **kwargs: Any) -> Any:
+            try:
+                store.use_key(key.current())
+                return fn(*args, **kwargs)
+            except FolioError as exc:
+                raise ToolError(str(exc)) from exc
+
+        return tool  # type: ignore[return-value]
+
+    return wrap
+
+
+def build_server(config_path: str | None = None, *, key_seconds: int = SCOPED_KEY_SECONDS) -> Any:
     try:
         from mcp.server.mcpserver import MCPServer
     except ImportError as exc:
@@ -35,7 +60,9 @@ def build_server(config_path: str | None = None) -> Any:
     settings = load_server_settings(config_path)
     admin = Store(settings)
     admin.ensure_collections()
-    store = Store(settings, api_key=search_only_key(admin))
+    key = renewing_key(admin, key_seconds)
+    store = Store(settings, api_key=key.current())
+    reported = _reported(key, store)
     app = MCPServer(name="folio", instructions=INSTRUCTIONS)
 
     @app.tool(
@@ -45,6 +72,7 @@ def build_server(config_path: str | None = None) -> Any:
         "Filter by content hint (prose, table, code, list, quote, mixed), tier (section or "
         "snippet), doc_id, format (pdf, epub, markdown, mdx, text) or page range.",
     )
+    @reported
     def search_library(
         query: str,
         hints: list[str] | None = None,
@@ -72,6 +100,7 @@ def build_server(config_path: str | None = None) -> Any:
         "document's extracted text). `mode`: lexical, dense or hybrid ranking (default: "
         "hybrid when embeddings are available, else lexical); the result says which ran.",
     )
+    @reported
     def retrieve_context(
         question: str,
         budget: int = 2000,
@@ -88,10 +117,13 @@ def build_server(config_path: str | None = None) -> Any:
         description="One section by id (from search or retrieve results), with the ids and "
         "titles of the previous and next sections of the same document for expansion.",
     )
+    @reported
     def get_section_by_id(section_id: str) -> dict[str, Any]:
         sec = get_section(store, section_id)
         if sec is None:
-            return {"error": f"no section with id {section_id}"}
+            raise RetrievalError(
+                f"no section with id {section_id!r} (ids come from search or retrieve results)"
+            )
         before, after = neighbors(store, section_id)
         return {
             "section": asdict(sec),
@@ -104,6 +136,7 @@ def build_server(config_path: str | None = None) -> Any:
         description="The indexed documents: doc_id, title, path, format, pages, "
         "section and snippet counts, status.",
     )
+    @reported
     def list_library_documents(limit: int = 100) -> list[dict[str, Any]]:
         keep = ("doc_id", "title", "path", "format", "pages", "sections", "snippets", "status")
         return [{k: d.get(k) for k in keep} for d in list_documents(store, limit=limit)]

@@ -3,8 +3,10 @@ marked complete that is not; after a restart a rerun converges to the full colle
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -89,3 +91,53 @@ def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
         assert store.count(DOCUMENTS, "status:=complete") == 150
     finally:
         server.stop(home)
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                kids.append(int(entry.name))
+    return kids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
+def test_workers_die_with_a_killed_ingest(store: Store, tmp_path: Path, folio_env: Path) -> None:
+    """kill -9 of `folio ingest` while its worker chunks a big file: the worker goes too."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
+    (lib / "big.md").write_text(src * 1200, encoding="utf-8")  # ~30 MB: a minute to chunk
+    cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "1", "--json"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            cwd=ROOT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while not workers and time.monotonic() < deadline:
+            workers = _children(proc.pid)
+            time.sleep(0.1)
+        assert workers, "no worker process started"
+        time.sleep(2.0)  # the worker is busy with the file
+        assert all(_alive(w) for w in workers)
+        proc.kill()
+        proc.wait(10)
+        deadline = time.monotonic() + 5
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(w) for w in workers)
+    finally:
+        for w in _children(proc.pid) + workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import EmptyDocumentError, ExtractionError
+from ..limits import die_with_parent
 from ..model import Document, HeadingMode, OutlineEntry, Page
 from ..parse.boilerplate import detect_boilerplate
 from .errors import CorruptFileError, EncryptedError, NoTextLayerError
@@ -185,7 +186,10 @@ def extract_lines(
     bounds = [round(n * k / workers) for k in range(workers + 1)]
     ranges = [(bounds[k], bounds[k + 1]) for k in range(workers) if bounds[k] < bounds[k + 1]]
     try:
-        with ProcessPoolExecutor(max_workers=len(ranges) - 1) as pool:
+        pool = ProcessPoolExecutor(
+            max_workers=len(ranges) - 1, initializer=die_with_parent, initargs=(os.getpid(),)
+        )
+        with pool:
             futures = [
                 pool.submit(_extract_range, str(path), password, a, b, layer) for a, b in ranges[1:]
             ]

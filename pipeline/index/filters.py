@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..inputs import check_choice, check_id, check_literal, check_pages
 from .store import quote
+
+TIERS = ("section", "snippet")
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,13 +20,25 @@ class Filters:
     page_from: int | None = None
     page_to: int | None = None
 
+    def __post_init__(self) -> None:
+        """Refuse what would reach Typesense as a malformed filter (an empty ``--doc``
+        used to drop the filter silently; a reversed page range matched nothing)."""
+        for value in (*self.hints, self.format):
+            if value is not None:
+                check_literal(value)
+        if self.tier is not None:
+            check_choice(self.tier, TIERS, "tier")
+        if self.doc is not None:
+            check_id(self.doc, "doc_id")
+        check_pages(self.page_from, self.page_to)
+
     def expression(self) -> str:
         parts = [f"content_hints:={quote(h)}" for h in self.hints]
-        if self.tier:
+        if self.tier is not None:
             parts.append(f"tier:={quote(self.tier)}")
-        if self.doc:
+        if self.doc is not None:
             parts.append(f"doc_id:={quote(self.doc)}")
-        if self.format:
+        if self.format is not None:
             parts.append(f"format:={quote(self.format)}")
         if self.has_table is not None:
             parts.append(f"contains_table:={'true' if self.has_table else 'false'}")

@@ -97,11 +97,12 @@ def _take(path: Path, deadline: float | None, what: str) -> IO[str]:
                     announced = True
                 pause = _POLL_S if deadline is None else min(_POLL_S, deadline - time.monotonic())
                 time.sleep(max(pause, 0.0))
-        fh.seek(0)
-        fh.truncate()
         since = time.strftime("%H:%M:%S", time.localtime())
-        fh.write(json.dumps({"pid": os.getpid(), "command": what, "since": since}))
-        fh.flush()
+        with contextlib.suppress(OSError):  # who holds it is information only (disk full?)
+            fh.seek(0)
+            fh.truncate()
+            fh.write(json.dumps({"pid": os.getpid(), "command": what, "since": since}))
+            fh.flush()
     except BaseException:
         fh.close()
         raise

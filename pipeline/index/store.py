@@ -24,10 +24,11 @@ from typesense.exceptions import (
 )
 
 from ..errors import FolioError
+from ..inputs import check_literal
 from . import server
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS, check_ranges, schema
-from .settings import ServerSettings, folio_home, load_server_settings
+from .settings import Node, ServerSettings, folio_home, load_server_settings
 
 log = logging.getLogger("folio.store")
 T = TypeVar("T")
@@ -69,6 +70,9 @@ class Store:
             nodes = (running.node,)
             key = api_key or running.api_key
         assert key is not None
+        self._connect(nodes, key)
+
+    def _connect(self, nodes: tuple[Node, ...], key: str) -> None:
         self.api_key = key
         self.nodes = nodes
         # Typed loosely: the client's TypedDicts describe newer servers than 0.24.
@@ -76,12 +80,38 @@ class Store:
             {
                 "nodes": [{"host": n.host, "port": n.port, "protocol": n.protocol} for n in nodes],
                 "api_key": key,
-                "connection_timeout_seconds": settings.timeout_seconds,
-                "num_retries": settings.retries,
-                "retry_interval_seconds": settings.retry_interval_seconds,
+                "connection_timeout_seconds": self.settings.timeout_seconds,
+                "num_retries": self.settings.retries,
+                "retry_interval_seconds": self.settings.retry_interval_seconds,
                 "healthcheck_interval_seconds": 2,
             }
         )
+
+    def use_key(self, key: str) -> None:
+        """Talk with ``key`` from now on (a renewed scoped key)."""
+        if key != self.api_key:
+            self._connect(self.nodes, key)
+
+    def _reconnect(self) -> None:
+        """After a failed call to the embedded server: it may have been restarted on
+        another port by another command, or be gone (then start it again). A full disk
+        is said at once instead of being retried."""
+        if not self.settings.embedded:
+            return
+        problem = server.disk_problem()
+        if problem:
+            raise StoreError(problem)
+        running = server.start()
+        if running.node != self.nodes[0]:
+            log.info("the embedded server now answers on %s", running.node.url())
+            self._connect((running.node,), self.api_key)
+
+    def writable(self) -> None:
+        """Refuse a write the embedded server cannot store: on a full disk Typesense
+        neither fails nor finishes it (it answers 503 or nothing until timeouts pile up)."""
+        problem = server.disk_problem() if self.settings.embedded else None
+        if problem:
+            raise StoreError(problem)
 
     @classmethod
     def open(cls, config_path: str | None = None) -> Store:
@@ -97,7 +127,8 @@ class Store:
         self, wait: float | None = None, what: str = ""
     ) -> contextlib.AbstractContextManager[None]:
         """The library lock every writer holds (see ``lock``); ``what`` names the command
-        to anyone who has to wait for it."""
+        to anyone who has to wait for it. A full disk is refused before the wait."""
+        self.writable()
         return library_lock(
             folio_home() / "locks" / f"{self.identity()}.lock", wait=wait, what=what
         )
@@ -122,6 +153,7 @@ class Store:
                 log.warning("%s: %s; retrying in %.0fs", what, type(exc).__name__, delay)
                 time.sleep(delay)
                 delay = min(delay * 2, 15.0)
+                self._reconnect()
             except TypesenseClientError as exc:
                 raise StoreError(f"{what}: {type(exc).__name__}: {exc}") from exc
         raise AssertionError("unreachable")
@@ -146,11 +178,14 @@ class Store:
             if current is None:
                 self._create_version(name, 1)
                 target = {"collection_name": f"{name}_v1"}
-                self.call(f"alias {name}", partial(self.client.aliases.upsert, name, target))
+                self.call(f"alias {name}", partial(self._alias, name, target))
                 created.add(name)
             else:
                 self._add_missing_fields(name, current)
         return created
+
+    def _alias(self, name: str, target: dict[str, str]) -> None:
+        self.client.aliases.upsert(name, target)
 
     def _add_missing_fields(self, name: str, collection: str) -> None:
         """Collections made by an older Folio get the fields added since (Typesense
@@ -164,10 +199,11 @@ class Store:
             update = {"fields": missing}
             self.call(
                 f"add fields to {collection}",
-                partial(self.client.collections[collection].update, update),
+                lambda: self.client.collections[collection].update(update),
             )
 
     def _create_version(self, name: str, version: int) -> str:
+        self.writable()
         body = dict(schema(name))
         body["name"] = f"{name}_v{version}"
         try:
@@ -194,9 +230,9 @@ class Store:
         )
         lines = [line for line in str(exported).splitlines() if line.strip()]
         for start in range(0, len(lines), BATCH_SIZE):
+            self.writable()
             body = "\n".join(lines[start : start + BATCH_SIZE])
-            documents = self.client.collections[new].documents
-            self.call(f"import {new}", partial(documents.import_, body, {"action": "upsert"}))
+            self.call(f"import {new}", partial(self._import_raw, new, body))
         self.call(
             f"alias {name}",
             lambda: self.client.aliases.upsert(name, {"collection_name": new}),
@@ -225,16 +261,31 @@ class Store:
             else:
                 good.append(d)
         for start in range(0, len(good), BATCH_SIZE):
+            self.writable()
             batch = good[start : start + BATCH_SIZE]
-            documents = self.client.collections[name].documents
-            results = self.call(f"import into {name}", partial(_import, documents, batch))
+            results = self.call(f"import into {name}", partial(self._import, name, batch))
             for doc, res in zip(batch, results, strict=True):
                 if not res.get("success"):
                     failures.append(ImportFailure(str(doc.get("id")), str(res.get("error"))))
         return failures
 
+    def _import_raw(self, name: str, body: str) -> str:
+        return str(self.client.collections[name].documents.import_(body, {"action": "upsert"}))
+
+    def _import(self, name: str, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Upsert one batch; exactly one parsed result per document, else IncompleteImport."""
+        raw = self._import_raw(name, "\n".join(json.dumps(d) for d in batch))
+        try:
+            results = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise IncompleteImport(f"unparsable import response {raw[:80]!r}") from exc
+        if len(results) != len(batch):
+            raise IncompleteImport(f"{len(results)} import results for {len(batch)} documents")
+        return results
+
     def delete(self, name: str, doc_id: str) -> None:
         """Delete one document by id (gone already is fine)."""
+        self.writable()
         try:
             self.call(
                 f"delete from {name}",
@@ -254,6 +305,7 @@ class Store:
         return {str(c["value"]): int(c["count"]) for c in counts}
 
     def delete_where(self, name: str, filter_by: str) -> int:
+        self.writable()
         res = self.call(
             f"delete from {name}",
             lambda: self.client.collections[name].documents.delete({"filter_by": filter_by}),
@@ -285,21 +337,9 @@ class Store:
         return results
 
 
-def _import(documents: Any, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Upsert one batch; exactly one parsed result per document, else IncompleteImport."""
-    raw = str(documents.import_("\n".join(json.dumps(d) for d in batch), {"action": "upsert"}))
-    try:
-        results = [json.loads(line) for line in raw.splitlines() if line.strip()]
-    except ValueError as exc:
-        raise IncompleteImport(f"unparsable import response {raw[:80]!r}") from exc
-    if len(results) != len(batch):
-        raise IncompleteImport(f"{len(results)} import results for {len(batch)} documents")
-    return results
-
-
 def quote(value: str) -> str:
     """A filter_by string literal (backticks guard commas, spaces and operators)."""
-    return "`" + value.replace("`", "") + "`"
+    return f"`{check_literal(value)}`"
 
 
 def in_batches(items: Iterable[T], size: int) -> Iterable[list[T]]:

@@ -12,6 +12,7 @@ from ..index.filters import Filters
 from ..index.lexical import library_state, state_searches
 from ..index.side_index import current
 from ..index.store import Store, StoreError
+from ..inputs import check_query
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
@@ -34,6 +35,7 @@ def rank_snippets(
 ) -> Ranking:
     """Snippets ranked for ``query``: one round trip reads the library's state (and runs
     the vector search), the BM25 side index scores the rest in process."""
+    check_query(query)
     filters = replace(filters or Filters(), tier="snippet")
     chosen, note = _mode(mode)
     searches = state_searches()

@@ -11,6 +11,7 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
 from ..index.words import STOPWORDS
+from ..inputs import check_query
 from .hits import HIT_FIELDS, Hit, to_hit
 
 FACETS = ("content_hints", "tier", "doc_title", "format")
@@ -102,6 +103,7 @@ def search(
     shows each preview of a section once (``folded`` counts the repeats left out).
     ``facets``: the fields counted (any facet field of the chunks, e.g. ``doc_id``,
     ``contains_table``)."""
+    check_query(query)
     filters = filters or Filters()
     page, per_page = max(1, page), max(1, min(per_page, 250))
     params = _query_params(query, filters) | {

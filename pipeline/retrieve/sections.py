@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import RetrievalError
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
+from ..inputs import check_id
 from ..library import resolved
 from .context import Citation, cite, page_map_search, page_maps
 from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
@@ -17,6 +18,7 @@ from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
 
 def get_section(store: Store, section_id: str) -> Hit | None:
     """One section by id (through search: a search-only key cannot GET by id)."""
+    check_id(section_id, "section id")
     res = store.search(
         CHUNKS,
         {
@@ -33,6 +35,7 @@ def get_section(store: Store, section_id: str) -> Hit | None:
 def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
     """The chunks before and after ``section_id`` in its document, of the same tier
     (sections for a section, snippets for a snippet)."""
+    check_id(section_id, "section id")
     sec = store.search(
         CHUNKS,
         {
@@ -97,6 +100,7 @@ class Shown:
 
 def show(store: Store, chunk_id: str) -> Shown | None:
     """A section or snippet by id with its citation and neighbours; ``None``: no such id."""
+    check_id(chunk_id, "chunk id")
     found = store.search(CHUNKS, by_id_search([chunk_id]) or {}).get("hits", [])
     if not found:
         return None
@@ -124,6 +128,7 @@ class OutlineEntry:
 
 def outline(store: Store, doc_id: str) -> list[OutlineEntry]:
     """The stored sections of one document, in order: its breadcrumbs and pages."""
+    check_id(doc_id, "document id")
     out: list[OutlineEntry] = []
     page = 1
     while True:

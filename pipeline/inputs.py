@@ -1,0 +1,69 @@
+"""Checks on what callers send (command line, Python API, MCP tools), made before any
+of it reaches Typesense: 0.24.1 crashes on some malformed filters (``id:=``
+followed by an empty literal) and answers others with silent empty results."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidInput
+
+MAX_QUERY_BYTES = 16 * 1024
+# Section and chunk ids are uuids, doc_ids hex digests; stored values never hold more.
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}")
+
+
+def check_id(value: object, what: str = "id") -> str:
+    """``value`` if it can be an id Folio made, else ``InvalidInput`` naming ``what``."""
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise InvalidInput(
+            f"invalid {what} {value!r}: an id is letters, digits, '-', '_', '.' or ':', as "
+            "search and retrieve results show it"
+        )
+    return value
+
+
+def check_literal(value: str) -> str:
+    """A value for a ``filter_by`` literal: backticks delimit it, so it cannot hold one,
+    and an empty literal is what crashes Typesense 0.24.1."""
+    if not value.strip() or "`" in value or any(ord(c) < 32 for c in value):
+        raise InvalidInput(
+            f"invalid filter value {value!r}: it must not be empty nor hold a backtick or "
+            "a control character"
+        )
+    return value
+
+
+def check_query(query: object) -> str:
+    """A query Folio can send: text, valid UTF-8, at most ``MAX_QUERY_BYTES``."""
+    if not isinstance(query, str):
+        raise InvalidInput(f"the query must be text, not {type(query).__name__}")
+    try:
+        size = len(query.encode("utf-8"))
+    except UnicodeEncodeError as exc:  # a lone surrogate: undecodable argv bytes, say
+        raise InvalidInput(
+            f"the query is not valid UTF-8 text (a lone surrogate at character {exc.start})"
+        ) from None
+    if size > MAX_QUERY_BYTES:
+        raise InvalidInput(
+            f"the query is too long: {size / 1024:.0f} KB > {MAX_QUERY_BYTES // 1024} KB; "
+            "ask with the words that matter"
+        )
+    return query
+
+
+def check_choice(value: str, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed:
+        raise InvalidInput(f"unknown {what} {value!r}; allowed: {', '.join(allowed)}")
+    return value
+
+
+def check_pages(first: int | None, last: int | None) -> None:
+    """A page range (1-based, both ends included; either end may be open)."""
+    for page in (first, last):
+        if page is not None and page < 1:
+            raise InvalidInput(f"page {page}: pages are numbered from 1")
+    if first is not None and last is not None and first > last:
+        raise InvalidInput(
+            f"page range {first} to {last} is empty: the first page comes after the last"
+        )
