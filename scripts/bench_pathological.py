@@ -130,7 +130,7 @@ def measure(case: str, megabytes: float, timeout: float) -> tuple[float, int] | 
         result: tuple[float, int] = recv.recv()
         return result
     except EOFError:
-        raise SystemExit(f"{case} at {megabytes} MB: the child died (exit {proc.exitcode})")
+        raise SystemExit(f"{case} at {megabytes} MB: the child died ({proc.exitcode})") from None
     finally:
         if proc.is_alive():
             proc.kill()

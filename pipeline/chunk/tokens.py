@@ -108,40 +108,16 @@ def _pieces(word: str) -> int:
     end = min(len(word), whole_max)
     while end > 0 and word[:end] not in whole:
         end -= 1
-    rest = -1
-    if end > 0:
-        long = len(word) - end > _LONG_REST
-        rest = _suffix_pieces_long(word[end:]) if long else _suffix_pieces(word[end:])
+    rest = _suffix_pieces(word[end:]) if end > 0 else -1
     if rest < 0:
         return max(1, sum(c not in whole and c not in suffix for c in word))
     return 1 + rest
 
 
-# Beyond this many characters the rest of a word is matched by one compiled regex: a
-# megabyte without a space (base64, minified data) then costs C time, not a Python loop
-# per character. Shorter rests, all of real text, keep the loop and never compile it.
-_LONG_REST = 0
-
-
 def _suffix_pieces(rest: str) -> int:
-    """Greedy ``##`` pieces covering ``rest``, or -1 where no piece matches."""
-    _, suffix, _, suffix_max = _vocab()
-    count = start = 0
-    n = len(rest)
-    while start < n:
-        end = min(n, start + suffix_max)
-        while end > start and rest[start:end] not in suffix:
-            end -= 1
-        if end == start:
-            return -1
-        count += 1
-        start = end
-    return count
-
-
-def _suffix_pieces_long(rest: str) -> int:
-    """``_suffix_pieces`` by regex: each match is the longest piece at its position, so
-    the matches are the greedy pieces; anything left over is where none matched."""
+    """Greedy ``##`` pieces covering ``rest``, or -1 where no piece matches. One regex
+    match per piece, in C: a Python loop per character took minutes on a megabyte
+    without a space (base64, minified data)."""
     left, count = _suffix_regex().subn("", rest)
     return -1 if left else count
 
