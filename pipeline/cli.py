@@ -189,6 +189,9 @@ class _PlainFormatter(logging.Formatter):
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Everything Folio writes (FOLIO_HOME: state, keys, side index; private copies of the
+    # files it reads) is for this user alone.
+    os.umask(0o077)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_PlainFormatter("folio: %(message)s"))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, handlers=[handler])

@@ -24,7 +24,7 @@ from .config import load_config
 from .index import server, side_index
 from .index.documents import delete_document
 from .index.schema import CHUNKS, DOCUMENTS
-from .index.settings import folio_home, load_server_settings
+from .index.settings import folio_home, load_server_settings, secure_home
 from .index.store import Store
 from .ingest import Report, ingest
 from .library import resolved
@@ -37,6 +37,7 @@ out = Console()
 
 
 def _store(args: argparse.Namespace) -> Store:
+    secure_home(folio_home())  # a home made by an older Folio is tightened here
     return Store(load_server_settings(getattr(args, "config", None)))
 
 

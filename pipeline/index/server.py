@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import FolioError
-from .settings import Node, folio_home
+from .settings import Node, folio_home, secure_home
 
 log = logging.getLogger("folio.server")
 
@@ -158,6 +158,7 @@ def running(home: Path | None = None) -> RunningServer | None:
 def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> RunningServer:
     """Start the embedded server for ``home`` (or return the one already running)."""
     home = home or folio_home()
+    secure_home(home)
     with _lock(home):
         current = running(home)
         if current is not None:
@@ -189,6 +190,7 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
                 env=env,
+                umask=0o077,  # its data files (documents, keys in the log) are ours alone
             )
         _state_file(home).write_text(json.dumps({"pid": proc.pid, "port": port}), "utf-8")
         deadline = time.monotonic() + timeout
@@ -198,6 +200,7 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
                     f"Typesense exited with code {proc.returncode}; see {logs}/typesense.log"
                 )
             if healthy(port, timeout=0.5):
+                secure_home(home)  # and what this start wrote there (the home was 0700)
                 return RunningServer(proc.pid, port, key, home)
             time.sleep(0.1)
         proc.terminate()
