@@ -18,6 +18,7 @@ from .errors import FolioError, LockBusy
 from .extract import extract_file
 from .library import discover
 from .model import Chunk
+from .terminal import plain
 
 log = logging.getLogger("folio")
 P = TypeVar("P", str, Path)
@@ -35,7 +36,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     config = _config(args)
     files, problems = discover(args.paths)
     for problem in problems:
-        print(f"folio: error: {problem.path}: {problem.reason}", file=sys.stderr)
+        print(plain(f"folio: error: {problem.path}: {problem.reason}"), file=sys.stderr)
     failed = len(problems)
     out = sys.stdout
     rows: list[Chunk] = []
@@ -59,10 +60,10 @@ def _per_file(paths: Iterable[P], work: Callable[[P], T]) -> Iterator[T | None]:
         try:
             yield work(path)
         except FolioError as exc:
-            print(f"folio: error: {exc}", file=sys.stderr)
+            print(plain(f"folio: error: {exc}"), file=sys.stderr)
             yield None
         except OSError as exc:
-            print(f"folio: error: {path}: {exc.strerror or exc}", file=sys.stderr)
+            print(plain(f"folio: error: {path}: {exc.strerror or exc}"), file=sys.stderr)
             yield None
 
 
@@ -74,7 +75,7 @@ def _print_table(chunks: Sequence[Chunk]) -> None:
     for c in chunks:
         pages = "" if c.page_start is None else f"{c.page_start}-{c.page_end}"
         lines = f"{c.line_start}-{c.line_end}"
-        crumb = " > ".join(c.breadcrumb)
+        crumb = plain(" > ".join(c.breadcrumb))
         flag = " (oversized)" if c.oversized else ""
         print(
             f"{c.tier:<8}{c.chunk_index:>5} {c.est_tokens:>6} {pages:>9} {lines:>11}  "
@@ -85,7 +86,8 @@ def _print_table(chunks: Sequence[Chunk]) -> None:
 def cmd_extract(args: argparse.Namespace) -> int:
     doc = extract_file(args.file, pdf_backend=args.pdf_backend, use_outline=not args.no_outline)
     if not args.json:
-        sys.stdout.write(doc.text)
+        # Piped, this is the text chunk offsets index into: exact. On a terminal, safe.
+        sys.stdout.write(plain(doc.text) if sys.stdout.isatty() else doc.text)
         return 0
     payload = {
         "text": doc.text,
@@ -248,14 +250,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _PlainFormatter(logging.Formatter):
+    """Log lines name files and quote documents: no control characters to the terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return plain(super().format(record))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
-        format="folio: %(message)s",
-        stream=sys.stderr,
-    )
+    # Everything Folio writes (FOLIO_HOME: state, keys, side index; private copies of the
+    # files it reads) is for this user alone.
+    os.umask(0o077)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_PlainFormatter("folio: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, handlers=[handler])
     # One line per HTTP request is noise for a person; our own messages say what matters.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -265,10 +275,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except LockBusy as exc:
-        print(f"folio: {exc}", file=sys.stderr)
+        print(plain(f"folio: {exc}"), file=sys.stderr)
         return 75  # EX_TEMPFAIL: try again later
     except FolioError as exc:
-        print(f"folio: error: {exc}", file=sys.stderr)
+        print(plain(f"folio: error: {exc}"), file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

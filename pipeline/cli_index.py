@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -26,18 +25,20 @@ from .errors import InvalidInput
 from .index import server, side_index
 from .index.documents import delete_document
 from .index.schema import CHUNKS, DOCUMENTS
-from .index.settings import folio_home, load_server_settings
+from .index.settings import folio_home, load_server_settings, secure_home
 from .index.store import Store
 from .ingest import Report, ingest
 from .library import resolved
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .retrieve import MODES, Filters, retrieve, search
+from .terminal import markup, plain
 
 err = Console(stderr=True)
 out = Console()
 
 
 def _store(args: argparse.Namespace) -> Store:
+    secure_home(folio_home())  # a home made by an older Folio is tightened here
     return Store(load_server_settings(getattr(args, "config", None)))
 
 
@@ -121,11 +122,13 @@ def _print_report(report: Report) -> None:
     t.add_row("failed", str(len(report.failed)), "")
     err.print(t)
     for f in report.failed:
-        err.print(f"[red]failed[/red] {f.path} ({f.stage}): {f.reason}", highlight=False)
+        err.print(
+            f"[red]failed[/red] {markup(f.path)} ({f.stage}): {markup(f.reason)}", highlight=False
+        )
     if report.embedder and report.embedded:
         per = 1000 * secs["embed"] / report.embedded
         err.print(
-            f"embedded {report.embedded} snippets with {escape(report.embedder)}: "
+            f"embedded {report.embedded} snippets with {markup(report.embedder)}: "
             f"{secs['embed']:.1f}s in workers ({per:.1f}s per 1,000 snippets)"
         )
     err.print(
@@ -157,16 +160,16 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     if not result.hits:
         hint = " Try dropping filters (--hint/--tier/--doc/--format/--has-table/--pages)."
-        out.print(f"No results for {args.query!r}." + (hint if result.filters else ""))
+        out.print(f"No results for {markup(repr(args.query))}." + (hint if result.filters else ""))
         return 0
     for h in result.hits:
         pages = f" p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
         out.print(
-            f"[bold]{escape(' > '.join(h.breadcrumb))}[/bold]{pages} "
+            f"[bold]{markup(' > '.join(h.breadcrumb))}[/bold]{pages} "
             f"[dim]{h.tier} · {', '.join(h.content_hints)} · {h.id}[/dim]",
             highlight=False,
         )
-        text = escape(" ".join(h.highlight.split())[:300])
+        text = markup(" ".join(h.highlight.split())[:300])
         out.print(
             "  "
             + text.replace("&lt;mark&gt;", "")
@@ -181,7 +184,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     out.print(f"\n{result.found} hits (showing {first}-{last}{folded})")
     for name, counts in result.facets.items():
         shown = ", ".join(f"{value} {count}" for value, count in counts[:8])
-        out.print(f"[dim]{name}:[/dim] {escape(shown)}", highlight=False)
+        out.print(f"[dim]{name}:[/dim] {markup(shown)}", highlight=False)
     return 0
 
 
@@ -193,9 +196,9 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         json.dump(ctx.to_dict(), sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(ctx.to_markdown())
+        sys.stdout.write(plain(ctx.to_markdown()))
         if ctx.note:
-            err.print(f"[dim]{escape(ctx.note)}[/dim]", highlight=False)
+            err.print(f"[dim]{markup(ctx.note)}[/dim]", highlight=False)
         err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens ({ctx.mode})")
     return 0
 
@@ -219,8 +222,8 @@ def cmd_docs(args: argparse.Namespace) -> int:
             str(r.get("pages") or ""),
             str(r["sections"]),
             str(r["snippets"]),
-            r["title"][:40],
-            r["path"],
+            markup(r["title"][:40]),
+            markup(r["path"]),
         )
     out.print(t)
     return 0
@@ -242,14 +245,14 @@ def _delete(store: Store, doc: str) -> int:
         if r["doc_id"].startswith(doc) or r["path"] in (doc, str(resolved(Path(doc))))
     ]
     if not matches:
-        err.print(f"folio: no indexed document matches {doc!r} (see `folio docs`)")
+        err.print(f"folio: no indexed document matches {markup(repr(doc))} (see `folio docs`)")
         return 1
     if len({r["doc_id"] for r in matches}) > 1:
-        err.print(f"folio: {doc!r} matches several documents; give more of the doc_id")
+        err.print(f"folio: {markup(repr(doc))} matches several documents; give more of the doc_id")
         return 1
     removed = delete_document(store, matches[0]["doc_id"])
     side_index.refresh(store)
-    err.print(f"deleted {matches[0]['path']} ({removed} chunks)")
+    err.print(f"deleted {markup(matches[0]['path'])} ({removed} chunks)")
     return 0
 
 
@@ -287,13 +290,14 @@ def _emit(info: dict[str, Any], as_json: bool) -> None:
         sys.stdout.write("\n")
         return
     for key, value in info.items():
-        out.print(f"{key}: {json.dumps(value)}", highlight=False)
+        out.print(f"{key}: {markup(json.dumps(value))}", highlight=False)
 
 
 def cmd_server(args: argparse.Namespace) -> int:
     if args.action == "start":
         started = server.start()
-        out.print(f"running: pid {started.pid} on {started.node.url()} (home {started.home})")
+        home = markup(str(started.home))
+        out.print(f"running: pid {started.pid} on {started.node.url()} (home {home})")
     elif args.action == "stop":
         out.print("stopped" if server.stop() else "not running")
     else:

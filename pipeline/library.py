@@ -34,22 +34,46 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
     for raw in paths:
         p = resolved(Path(raw))
         if p.is_dir():
-            for root, dirs, files in os.walk(
-                p,
-                onerror=lambda e: problems.append(
-                    Failure(str(e.filename), "read", e.strerror or str(e))
-                ),
-            ):
-                dirs.sort()
-                for name in sorted(files):
-                    f = Path(root) / name
-                    if f.suffix.lower() in SUPPORTED_SUFFIXES and not name.startswith("."):
-                        found.append(f)
+            found.extend(
+                f
+                for f in _walk(p, problems)
+                if f.suffix.lower() in SUPPORTED_SUFFIXES and not f.name.startswith(".")
+            )
         elif p.exists():
             found.append(p)
         else:
             problems.append(Failure(raw, "read", "no such file or directory"))
     return list(dict.fromkeys(resolved(f) for f in found)), problems
+
+
+def _walk(top: Path, problems: list[Failure]) -> Iterator[Path]:
+    """Files under ``top``, depth first in sorted order, with a stack of its own:
+    ``os.walk`` recurses (before Python 3.12), so a thousand nested folders ended the
+    ingest with a RecursionError. Symlinked folders are listed, not entered."""
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            problems.append(Failure(str(folder), "read", e.strerror or str(e)))
+            continue
+        subfolders: list[Path] = []
+        for entry in entries:
+            if _is_dir(entry):
+                if not entry.is_symlink():
+                    subfolders.append(Path(entry.path))
+            else:
+                yield Path(entry.path)
+        stack.extend(reversed(subfolders))
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
 
 
 def resolved(path: Path) -> Path:

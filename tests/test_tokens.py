@@ -492,3 +492,30 @@ def test_make_counter_picks_the_configured_counter() -> None:
     forced = make_counter(ChunkConfig(tokenizer=str(CL100K), tokenizer_kind="tiktoken"))
     assert isinstance(forced, TokenCounter)
     assert forced.count("hello world") == 2
+
+
+def _greedy_pieces(word: str) -> int:
+    """WordPiece's greedy longest match, one position at a time (the reference)."""
+    whole, suffix, whole_max, suffix_max = tokens._vocab()
+    count = start = 0
+    table, cap = whole, whole_max
+    while start < len(word):
+        end = min(len(word), start + cap)
+        while end > start and word[start:end] not in table:
+            end -= 1
+        if end == start:
+            return max(1, sum(c not in whole and c not in suffix for c in word))
+        count += 1
+        start = end
+        table, cap = suffix, suffix_max
+    return count
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789éßøाक中\u0301\u2603", min_size=1))
+@example("abcdefghijklmnopqrstuvwxyz0123456789" * 40)
+@example("unaffable")
+@example("x\u2603y")
+def test_pieces_are_the_greedy_longest_match(word: str) -> None:
+    assert tokens._pieces(word) == _greedy_pieces(word)
+

@@ -7,11 +7,16 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from operator import mul
 
 from .tokens import TokenCounter
 
-_MARKUP = re.compile(r"<[^>\n]{1,200}>|https?://\S+|\{\s*#[^}]*\}")
+# Bounded: an open ``{#`` with no ``}`` after it scanned the rest of the text, once per ``{#``.
+_MARKUP = re.compile(r"<[^>\n]{1,200}>|https?://\S+|\{\s*#[^{}\n]{0,200}\}")
 _TERM = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
+# A longer "term" is data (base64, hashes), not a concept; kept, every chunk of its
+# section would carry (and count) a megabyte-long prefix.
+MAX_TERM_CHARS = 48
 STOPWORDS = frozenset(
     [
         "about",
@@ -193,7 +198,9 @@ def term_counts(text: str) -> Counter[str]:
     """Counts of candidate terms (lowercased words of 3+ chars, stopwords dropped)."""
     # Tags, URLs and heading anchors are markup, not what the text is about.
     words = _TERM.findall(_MARKUP.sub(" ", text).lower())
-    return Counter(w for w in words if len(w) >= 3 and w not in STOPWORDS and not w.isdigit())
+    return Counter(
+        w for w in words if 3 <= len(w) <= MAX_TERM_CHARS and w not in STOPWORDS and not w.isdigit()
+    )
 
 
 def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple[str, ...]:
@@ -201,12 +208,13 @@ def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple
     if k <= 0 or not tf:
         return ()
     idf_base = 1 + n_units
-    scored = heapq.nsmallest(
-        k,
-        tf.items(),
-        key=lambda kv: (-(1 + math.log(kv[1])) * math.log(idf_base / (1 + df[kv[0]]) + 1), kv[0]),
-    )
-    return tuple(term for term, _ in scored)
+    # A score depends on two small integers: its factors are computed once per distinct
+    # value and the terms are scored in C (a section's distinct words can be 100k+).
+    dfs = list(map(df.__getitem__, tf))
+    tf_part = {n: -(1 + math.log(n)) for n in set(tf.values())}
+    idf_part = {d: math.log(idf_base / (1 + d) + 1) for d in set(dfs)}
+    scores = map(mul, map(tf_part.__getitem__, tf.values()), map(idf_part.__getitem__, dfs))
+    return tuple(term for _, term in heapq.nsmallest(k, zip(scores, tf, strict=True)))
 
 
 def retrieval_prefix(

@@ -79,17 +79,51 @@ def _mid_line(src: str, block: Block, s: int) -> bool:
     return s > block.start and src[s - 1] != "\n"
 
 
-def _chars(src: str, start: int, end: int, budget: int, count: Count) -> list[Range]:
-    """Hard character cuts, halving until each piece fits."""
-    if end - start <= 1 or count(src[start:end]) <= budget:
+class _Counts:
+    """Token counts of ranges of ``src``, each range counted once per split: cutting a
+    block asks for the same ranges again (to cut them, to group them, to emit them)."""
+
+    __slots__ = ("_seen", "count", "src")
+
+    def __init__(self, src: str, count: Count) -> None:
+        self.src = src
+        self.count = count
+        self._seen: dict[Range, int] = {}
+
+    def of(self, s: int, e: int) -> int:
+        n = self._seen.get((s, e))
+        if n is None:
+            n = self._seen[s, e] = self.count(self.src[s:e])
+        return n
+
+    def known(self, r: Range, tokens: int) -> None:
+        self._seen[r] = tokens
+
+
+def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
+    """Hard character cuts into pieces of even length, as many as the range's count
+    needs, each shrunk until it fits: the range is counted about twice in all (halving
+    it counted it once per level, and a 5 MB line without a space took minutes)."""
+    total = counts.of(start, end)
+    if end - start <= 1 or total <= budget:
         return [(start, end)]
-    mid = (start + end) // 2
-    return _chars(src, start, mid, budget, count) + _chars(src, mid, end, budget, count)
+    even = -(-(end - start) // -(-total // budget))
+    out: list[Range] = []
+    pos = start
+    while pos < end:
+        size = min(even, end - pos)
+        t = counts.of(pos, pos + size)
+        while t > budget and size > 1:
+            size = max(1, min(size - 1, size * budget // t))
+            t = counts.of(pos, pos + size)
+        out.append((pos, pos + size))
+        pos += size
+    return out
 
 
-def _refine(src: str, r: Range, budget: int, count: Count) -> list[Range]:
+def _refine(counts: _Counts, r: Range, budget: int) -> list[Range]:
     """Finer seams for a prose range over budget: lines, sentences, words, characters."""
-    start, end = r
+    src, (start, end) = counts.src, r
     parts = _lines(src, start, end)
     if len(parts) > 1:
         return parts
@@ -97,17 +131,18 @@ def _refine(src: str, r: Range, budget: int, count: Count) -> list[Range]:
         parts = _by_regex(src, start, end, sep)
         if len(parts) > 1:
             return parts
-    return _chars(src, start, end, budget, count)
+    return _chars(counts, start, end, budget)
 
 
 def _group(
-    src: str, atoms: list[Range], budget: int, count: Count, dress: Dress, refine: Refine
+    counts: _Counts, atoms: list[Range], budget: int, dress: Dress, refine: Refine
 ) -> Iterator[Unit]:
     """Greedy runs of atoms whose dressed text fits ``budget``; an atom over budget on
     its own is replaced by ``refine``'s finer ranges (which then fill the current run),
     or kept whole as ``oversized`` when it has none. Runs are planned on summed atom
     counts and then counted whole: a counter that charges for the joins (BPE counts
     newlines) gives atoms back until the run really fits."""
+    src, count = counts.src, counts.count
     queue = list(reversed(atoms))
     run: list[Range] = []
     run_tokens = 0
@@ -115,7 +150,8 @@ def _group(
     def emit(oversized: bool = False) -> Unit:
         s, e = run[0][0], run[-1][1]
         prefix, suffix = dress(s, e)
-        return Unit(-1, s, e, count(prefix + src[s:e] + suffix), prefix, suffix, oversized)
+        t = count(prefix + src[s:e] + suffix) if prefix or suffix else counts.of(s, e)
+        return Unit(-1, s, e, t, prefix, suffix, oversized)
 
     def flush() -> Unit:
         unit = emit()
@@ -127,7 +163,7 @@ def _group(
 
     while queue:
         s, e = queue.pop()
-        t = count(src[s:e])
+        t = counts.of(s, e)
         if run and run_tokens + t + _dress_cost(dress, run[0][0], e, count) <= budget:
             run.append((s, e))
             run_tokens += t
@@ -166,17 +202,21 @@ def split_block(
     count: Count,
     *,
     cover: bool = True,
+    tokens: int | None = None,
 ) -> list[Unit]:
     """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``.
 
     With ``cover`` every non-blank character of the range is in a piece. Without it
     (snippets, which need not tile their section) a table whose header and separator
     lines would take more than half the budget leaves its separator out: each piece
-    repeats a compact header instead."""
+    repeats a compact header instead. ``tokens`` is the range's count, when known."""
     kind = block.kind
+    counts = _Counts(src, count)
+    if tokens is not None:
+        counts.known(r, tokens)
 
     def prose(s: int, e: int) -> list[Range]:
-        return _refine(src, (s, e), budget, count)
+        return _refine(counts, (s, e), budget)
 
     def plain(s: int, e: int) -> tuple[str, str]:
         return "", ""
@@ -192,8 +232,8 @@ def split_block(
     elif kind == "quote":
         atoms, dress = _quote_paragraphs(src, *r), _marker_dress(src, block, _quote_marker)
     else:
-        atoms = _refine(src, r, budget, count)
-    pieces = list(_group(src, atoms, budget, count, dress, refine))
+        atoms = _refine(counts, r, budget)
+    pieces = list(_group(counts, atoms, budget, dress, refine))
     return [Unit(index, p.start, p.end, p.tokens, p.prefix, p.suffix, p.oversized) for p in pieces]
 
 

@@ -223,6 +223,7 @@ class _Builder:
         self._prefix_counter = make_counter(replace(config, tokenizer=None))
         self._prefix_counts = _Memo(counter)
         self._tf_cache: dict[int, Counter[str]] = {}
+        self._last_concepts: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())
 
     # -- sizes ---------------------------------------------------------------------------
     def _tf(self, g: int) -> Counter[str]:
@@ -285,7 +286,8 @@ class _Builder:
                 b = blocks[i]
                 t = self._block_tokens(i)
                 if t > budget:
-                    out.extend(split_block(src, b, i, (b.start, b.end), budget, count, cover=cover))
+                    r = (b.start, b.end)
+                    out.extend(split_block(src, b, i, r, budget, count, cover=cover, tokens=t))
                 else:
                     out.append(Unit(i, b.start, b.end, t))
             return out
@@ -293,7 +295,10 @@ class _Builder:
             # without cover, an oversized table separator is left out: split again
             if u.tokens > budget and (not u.oversized or not cover):
                 b, r = blocks[u.block], (u.start, u.end)
-                out.extend(split_block(src, b, u.block, r, budget, count, cover=cover))
+                known = None if u.prefix or u.suffix else u.tokens  # that counts the dress too
+                out.extend(
+                    split_block(src, b, u.block, r, budget, count, cover=cover, tokens=known)
+                )
             else:
                 out.append(u)
         return out
@@ -466,11 +471,18 @@ class _Builder:
         return done
 
     def _concepts(self, units: list[Unit]) -> tuple[str, ...]:
-        seen = sorted({self.d.section_of[u.block] for u in units})
+        """Concepts of the heading sections ``units`` lie in. Every chunk of a long
+        section asks for the same ones, and ranking costs the section's distinct
+        words: ranked once per run of chunks (they come in order), not once per chunk."""
+        seen = tuple(sorted({self.d.section_of[u.block] for u in units}))
+        if seen == self._last_concepts[0]:
+            return self._last_concepts[1]
         tf: Counter[str] = Counter()
         for g in seen:
             tf.update(self._tf(g))
-        return top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
+        concepts = top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
+        self._last_concepts = (seen, concepts)
+        return concepts
 
     # -- snippets ------------------------------------------------------------------------
     def _emit_snippets(

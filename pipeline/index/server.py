@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FolioError
-from .settings import Node, folio_home
+from .settings import Node, folio_home, secure_home
 
 log = logging.getLogger("folio.server")
 
@@ -304,6 +304,7 @@ def running(home: Path | None = None) -> RunningServer | None:
 def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> RunningServer:
     """Start the embedded server for ``home`` (or return the one already running)."""
     home = _home(home)
+    secure_home(home)
     with _lock(home):
         key = admin_key(home)
         found = _find(home)
@@ -366,9 +367,11 @@ def _spawn(home: Path, key: str, timeout: float, *, reuse: bool) -> RunningServe
             stdin=subprocess.DEVNULL,
             start_new_session=True,
             env=env,
+            umask=0o077,  # its data files (documents, keys in the log) are ours alone
         )
     _state_file(home).write_text(json.dumps({"pid": proc.pid, "port": port}), "utf-8")
     if _ready(port, key, lambda: proc.poll() is None, timeout, settle=True):
+        secure_home(home)  # and what this start wrote there (the home was 0700)
         return RunningServer(proc.pid, port, key, home)
     if proc.poll() is None:
         proc.terminate()
