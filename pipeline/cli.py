@@ -142,14 +142,17 @@ def cmd_outline(args: argparse.Namespace) -> int:
 
 
 def _print_outline(path: str, tree: DocumentOutline) -> None:
+    # Titles come from the document: no control characters reach the terminal.
     print(
-        f"{path}: {tree.title} ({tree.heading_mode} headings, {len(tree.headings)} headings,"
-        f" {tree.sections} sections, {tree.snippets} snippets)"
+        plain(
+            f"{path}: {tree.title} ({tree.heading_mode} headings, {len(tree.headings)} "
+            f"headings, {tree.sections} sections, {tree.snippets} snippets)"
+        )
     )
     for n in tree.headings:
         pages = "" if n.page_start is None else f"  p. {n.page_start}-{n.page_end}"
         counts = f"[{n.sections} sections, {n.snippets} snippets]"
-        print(f"{'  ' * (n.level - 1)}{n.title}{pages}  {counts}")
+        print(plain(f"{'  ' * (n.level - 1)}{n.title}{pages}  {counts}"))
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -105,3 +105,14 @@ def test_extract_is_exact_when_piped_and_safe_on_a_terminal(tmp_path: Path) -> N
     assert run.returncode == 0, run.stderr
     screen = shown.decode()
     assert "Body ]52;c;ZXZpbA==" in screen and no_escapes(screen.replace("\r\n", "\n"))
+
+
+def test_outline_shows_hostile_titles_defused(tmp_path: Path) -> None:
+    book = tmp_path / "book.md"
+    book.write_text(
+        f"# Rogue {TITLE}title\n\nIntro.\n\n## Clip {CLIPBOARD}board\n\nText.\n\n"
+        f"## Clear {CLEAR}screen\n\nMore.\n"
+    )
+    run = folio(dict(os.environ), "outline", str(book))
+    assert run.returncode == 0, run.stderr
+    assert "Clip ]52;c;ZXZpbA==board" in run.stdout and no_escapes(run.stdout)
