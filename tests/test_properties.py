@@ -135,6 +135,8 @@ def test_windowed_parse_equals_whole_parse(src: str, window: int) -> None:
 @given(fuzz_doc(), st.sampled_from(["markdown", "mdx", "text"]))
 # MDX has no indented code: the checker must read the source as the chunker did.
 @example("    " + "002A02:0102:" * 30, "mdx")
+# a heading longer than a snippet: its title is cut in the prefix, the budget stays positive
+@example("intro\n\n" + "long heading words " * 400 + "\n====\n\nbody text", "markdown")
 def test_fuzz_mixtures_keep_invariants(src: str, mode: str) -> None:
     from pipeline.chunk.tiers import chunk_document
     from pipeline.model import Document

@@ -256,16 +256,20 @@ def fit_prefix(
 ) -> tuple[str, int]:
     """The retrieval text, with the prefix shortened until it fits ``budget``:
     concepts go first (last to first), then the table's caption and headers, then the
-    middle of the path.
+    middle of the path, and last the longest title is cut (a "heading" can be a whole
+    paragraph).
     Returns the prefix and the total count (``body_tokens`` + the prefix's)."""
     concepts = list(concepts)
     middle = list(path[1:-1])
     keep = len(middle)
+    titles: list[str] = []
     while True:
         shown = list(path)
         if len(path) > 2 and keep < len(middle):
             left, right = middle[: (keep + 1) // 2], middle[len(middle) - keep // 2 :]
             shown = [path[0], *left, "…", *(right if keep // 2 else []), path[-1]]
+        if titles:
+            doc_title, *shown = titles
         prefix = retrieval_prefix(doc_title, shown, concepts, table)
         total = body_tokens + counter.count(prefix)
         if total <= budget:
@@ -277,4 +281,16 @@ def fit_prefix(
         elif keep > 0:
             keep -= 1
         else:
-            return prefix, total
+            titles = _clip_longest([doc_title, *shown])
+            if not titles:
+                return prefix, total
+
+
+def _clip_longest(titles: list[str]) -> list[str]:
+    """``titles`` with the longest one cut to half its length (an ellipsis marks the cut),
+    or [] when every title is down to a few characters."""
+    i = max(range(len(titles)), key=lambda k: len(titles[k]))
+    if len(titles[i]) <= 4:
+        return []
+    keep = len(titles[i]) // 2
+    return [*titles[:i], titles[i][:keep].rstrip() + "…", *titles[i + 1 :]]

@@ -210,6 +210,8 @@ def split_block(
     (snippets, which need not tile their section) a table whose header and separator
     lines would take more than half the budget leaves its separator out: each piece
     repeats a compact header instead. ``tokens`` is the range's count, when known."""
+    if budget < 1:  # even cuts of a negative size would never end
+        raise ValueError(f"split_block: budget {budget} < 1")
     kind = block.kind
     counts = _Counts(src, count)
     if tokens is not None:

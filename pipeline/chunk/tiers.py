@@ -245,8 +245,8 @@ class _Builder:
     def _reserve(self, s: HeadingSection, index: int) -> int:
         """Tokens kept free for the retrieval prefix of chunks in heading section ``s``:
         the full prefix (with the section's longest table caption and headers) when it
-        is modest, never less than the shortest form
-        (``fit_prefix`` shortens it to fit what packing left)."""
+        is modest, never less than the shortest form, and never over half a snippet
+        (``fit_prefix`` shortens it to fit what packing left, cutting overlong titles)."""
         path = s.breadcrumb[1:]
         concepts = top_terms(self._tf(index), self.d.df, len(self.d.sections), self.config.concepts)
         count = self._prefix_counter.count
@@ -259,7 +259,8 @@ class _Builder:
         full = count(retrieval_prefix(d.title, path, concepts, max(tables, key=len, default="")))
         short = path if len(path) <= 2 else (path[0], "…", path[-1])
         least = count(retrieval_prefix(self.d.title, short, ()))
-        return max(least, min(full, self.config.snippet_target // 4))
+        cfg = self.config
+        return min(max(least, min(full, cfg.snippet_target // 4)), cfg.snippet_max // 2)
 
     def _block_tokens(self, i: int) -> int:
         """Token count of block ``i``, counted once per document."""
