@@ -60,6 +60,19 @@ class LockBusy(FolioError):
     """Another command held the library lock for longer than we were willing to wait."""
 
 
+class StoreError(FolioError):
+    """Typesense could not be reached or refused a request."""
+
+
+class IncompleteImport(StoreError):
+    """An import answered 200 without one result per document (seen from Typesense 0.24.1
+    in a cluster: an empty body). Upserts with explicit ids are idempotent: re-send."""
+
+
+class EmbeddedServerError(FolioError):
+    """The embedded Typesense server could not be started or reached."""
+
+
 class RetrievalError(FolioError):
     """A search or retrieval request could not be served."""
 

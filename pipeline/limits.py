@@ -62,9 +62,6 @@ class Limits:
         )
 
 
-NO_LIMITS = Limits(None, None, None)
-
-
 def size_problem(size: int, limits: Limits) -> str | None:
     """Why a file of ``size`` bytes is refused, or ``None``."""
     cap = limits.max_file_mb
@@ -311,7 +308,6 @@ __all__ = [
     "DEFAULT_FILE_TIMEOUT",
     "DEFAULT_MAX_FILE_MB",
     "DEFAULT_MAX_MEMORY_MB",
-    "NO_LIMITS",
     "Limits",
     "cap_memory",
     "die_with_parent",

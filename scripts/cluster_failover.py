@@ -65,11 +65,12 @@ import typesense  # noqa: E402
 import pipeline.ingest as ingest_mod  # noqa: E402
 from pipeline import make_config  # noqa: E402
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline.errors import StoreError  # noqa: E402
 from pipeline.extract import extract_file  # noqa: E402
 from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
 from pipeline.index.schema import chunk_document as chunk_to_doc  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
-from pipeline.index.store import Store, StoreError  # noqa: E402
+from pipeline.index.store import Store  # noqa: E402
 from pipeline.ingest import Report, ingest  # noqa: E402
 from pipeline.library import discover, file_sha256  # noqa: E402
 

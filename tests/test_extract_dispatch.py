@@ -10,10 +10,15 @@ from typing import Any
 
 import pytest
 
-from pipeline.errors import EmptyDocumentError, ExtractionError, UnsupportedFormatError
+from pipeline.errors import (
+    CorruptFileError,
+    EmptyDocumentError,
+    ExtractionError,
+    MarkerUnavailableError,
+    UnsupportedFormatError,
+)
 from pipeline.extract import marker
 from pipeline.extract.dispatch import extract_path, sniff
-from pipeline.extract.errors import CorruptFileError, MarkerUnavailableError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 

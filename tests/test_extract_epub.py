@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("ebooklib")
 
+from pipeline.errors import CorruptFileError, DrmProtectedError
 from pipeline.extract.epub import read_epub
-from pipeline.extract.errors import CorruptFileError, DrmProtectedError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 

@@ -14,8 +14,13 @@ pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
-from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
-from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
+from pipeline.errors import (  # noqa: E402  # noqa: E402
+    CorruptFileError,
+    EmptyDocumentError,
+    EncryptedError,
+    ExtractionError,
+    NoTextLayerError,
+)
 from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
 from pipeline.model import Document  # noqa: E402
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline.errors import RetrievalError
-from pipeline.index.store import Store, StoreError
+from pipeline.errors import RetrievalError, StoreError
+from pipeline.index.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,11 +13,12 @@ import pytest
 
 from pipeline import make_config
 from pipeline.chunk.tokens import Estimator, estimate_tokens
+from pipeline.errors import StoreError
 from pipeline.extract import extract_file
 from pipeline.index.keys import search_only_key
 from pipeline.index.schema import CHUNKS
 from pipeline.index.settings import ServerSettings
-from pipeline.index.store import Store, StoreError
+from pipeline.index.store import Store
 from pipeline.ingest import ingest
 from pipeline.retrieve import Filters, get_section, neighbors, retrieve, search
 

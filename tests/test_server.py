@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import ConfigError
+from pipeline.errors import ConfigError, StoreError
 from pipeline.index import server
 from pipeline.index.settings import Node, ServerSettings, load_server_settings
-from pipeline.index.store import Store, StoreError
+from pipeline.index.store import Store
 
 
 def test_session_server_is_reused_and_key_is_private(

@@ -8,14 +8,13 @@ import zipfile
 from pathlib import Path
 from typing import Literal
 
-from ..errors import EmptyDocumentError, ExtractionError, UnsupportedFormatError
+from ..errors import CorruptFileError, EmptyDocumentError, ExtractionError, UnsupportedFormatError
 from ..model import Document
-from .errors import CorruptFileError
 from .text import MARKDOWN_SUFFIXES, TEXT_SUFFIXES, read_text_document
 
 log = logging.getLogger("folio.extract")
 
-Kind = Literal["pdf", "epub", "text", "html", "zip", "binary", "empty"]
+Kind = Literal["pdf", "epub", "text", "html", "zip", "bad-zip", "binary", "empty"]
 PDF_SUFFIXES = frozenset({".pdf"})
 EPUB_SUFFIXES = frozenset({".epub"})
 SUPPORTED_SUFFIXES = frozenset({*PDF_SUFFIXES, *EPUB_SUFFIXES, *MARKDOWN_SUFFIXES, *TEXT_SUFFIXES})
@@ -49,7 +48,7 @@ def sniff(path: Path) -> tuple[Kind, str]:
                 if "mimetype" in names and zf.getinfo("mimetype").file_size <= 256:
                     mimetype = zf.read("mimetype").strip()
         except (zipfile.BadZipFile, OSError, KeyError, ValueError, EOFError, RuntimeError):
-            return "zip", "a damaged zip archive"
+            return "bad-zip", "a damaged zip archive"
         if mimetype == b"application/epub+zip" or "META-INF/container.xml" in names:
             return "epub", "an EPUB"
         if any(n.startswith("word/") for n in names):
@@ -118,16 +117,16 @@ def extract_path(
         return read_epub(p, use_nav=use_outline)
     if suffix in PDF_SUFFIXES or suffix in EPUB_SUFFIXES:
         expected = "PDF" if suffix in PDF_SUFFIXES else "EPUB"
+        if kind == "bad-zip" and suffix in EPUB_SUFFIXES:
+            raise CorruptFileError(src, "damaged or truncated EPUB (unreadable zip archive)")
         if kind == "zip" and suffix in EPUB_SUFFIXES:
-            if what == "a damaged zip archive":
-                raise CorruptFileError(src, "damaged or truncated EPUB (unreadable zip archive)")
             raise CorruptFileError(src, "not an EPUB: a zip without the EPUB mimetype/container")
         if kind in {"html", "text"}:
             raise UnsupportedFormatError(
                 src, f"named {suffix} but it is {what}, not a {expected} (a saved web page?)"
             )
         raise CorruptFileError(src, f"named {suffix} but it is {what}, not a {expected}")
-    if kind in {"binary", "zip"}:
+    if kind in {"binary", "zip", "bad-zip"}:
         raise UnsupportedFormatError(src, f"unsupported file: {what}")
     fmt = MARKDOWN_SUFFIXES.get(suffix) or TEXT_SUFFIXES.get(suffix)
     if fmt is None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import EmptyDocumentError
+from ..errors import CorruptFileError, EmptyDocumentError
 from ..model import Document, HeadingMode, OutlineEntry, Page
 from ..parse.boilerplate import empty_record
 from ..parse.titles import norm_title, plain_title
@@ -21,7 +21,6 @@ from .epub_nav import Nav, NavEntry, read_nav
 from .epub_pages import mark_pages, page_map, take_marks
 from .epub_xml import local, parse_xml, text_of
 from .epub_zip import check_drm, check_zip
-from .errors import CorruptFileError
 from .xhtml_md import Converter
 
 log = logging.getLogger("folio.extract")
@@ -34,10 +33,6 @@ def _meta(book: Any, name: str) -> list[str]:
         return [" ".join(str(v).split()) for v, _ in book.get_metadata("DC", name) if v]
     except Exception:
         return []
-
-
-class _MissingPackage(Exception):
-    """The package document (OPF) named by container.xml is not in the zip."""
 
 
 def _load_book(src: str) -> tuple[Any, list[str]]:
@@ -57,7 +52,8 @@ def _load_book(src: str) -> tuple[Any, list[str]]:
                 if name == "META-INF/container.xml" or not self.opf_file:
                     raise
                 if name == self.opf_file:
-                    raise _MissingPackage(name) from None
+                    msg = f"not a readable EPUB: its package document {name} is missing"
+                    raise CorruptFileError(src, msg) from None
                 missing.append(name)
                 return b""
             return data
@@ -78,10 +74,8 @@ def _open_book(src: str) -> tuple[Any, list[str]]:
         raise CorruptFileError(src, "reading EPUB needs ebooklib: pip install ebooklib") from exc
     except MemoryError:
         raise
-    except _MissingPackage as exc:
-        raise CorruptFileError(
-            src, f"not a readable EPUB: its package document {exc} is missing"
-        ) from exc
+    except CorruptFileError:
+        raise
     except Exception as exc:
         raise CorruptFileError(src, f"not a readable EPUB ({type(exc).__name__}: {exc})") from exc
     if missing_files:

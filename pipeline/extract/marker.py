@@ -15,15 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import EmptyDocumentError
+from ..errors import EmptyDocumentError, MarkerUnavailableError
 from ..model import Document, OutlineEntry, Page
 from ..parse.boilerplate import detect_boilerplate
-from .errors import MarkerUnavailableError
 
 log = logging.getLogger("folio.extract")
 
 INSTALL_HINT = "pip install 'folio-pipeline[marker]'"
-PAGE_SEPARATOR = "-" * 48
 # marker's paginated markdown: "\n\n{PAGE_ID}------------------------------------------------\n\n"
 _PAGE_MARK = re.compile(r"(?:^|\n)\{(\d+)\}-{48}[ \t]*(?:\n|$)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")

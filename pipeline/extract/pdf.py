@@ -18,11 +18,16 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import EmptyDocumentError, ExtractionError
+from ..errors import (
+    CorruptFileError,
+    EmptyDocumentError,
+    EncryptedError,
+    ExtractionError,
+    NoTextLayerError,
+)
 from ..limits import die_with_parent
 from ..model import Document, HeadingMode, OutlineEntry, Page
 from ..parse.boilerplate import detect_boilerplate
-from .errors import CorruptFileError, EncryptedError, NoTextLayerError
 from .layout import Line, LineCollector, continues, join_pair, page_stats, vocabulary
 from .pdf_headings import (
     HeadingPlan,

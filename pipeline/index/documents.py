@@ -8,8 +8,9 @@ import os
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ..errors import StoreError
 from .schema import CHUNKS, DOCUMENTS
-from .store import Store, StoreError, quote
+from .store import Store, quote
 
 
 def delete_document(store: Store, doc_id: str) -> int:

@@ -8,9 +8,10 @@ import contextlib
 import time
 from dataclasses import dataclass
 
+from ..errors import StoreError
 from .server import write_secret
 from .settings import folio_home
-from .store import Store, StoreError
+from .store import Store
 
 SCOPED_KEY_SECONDS = 7 * 24 * 3600
 DESCRIPTION = "folio: search only (agents, MCP)"

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 from typesense.exceptions import ObjectNotFound
 
 from ..chunk.concepts import prefix_lead
+from ..errors import StoreError
 from .filters import Filters
 from .schema import CHUNKS, DOCUMENTS
-from .store import Store, StoreError
+from .store import Store
 from .words import words
 
 if TYPE_CHECKING:

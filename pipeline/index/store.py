@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -23,7 +23,7 @@ from typesense.exceptions import (
     TypesenseClientError,
 )
 
-from ..errors import FolioError
+from ..errors import IncompleteImport, StoreError
 from ..inputs import check_literal
 from . import server
 from .lock import library_lock
@@ -35,21 +35,12 @@ T = TypeVar("T")
 BATCH_SIZE = 1000
 
 
-class IncompleteImport(Exception):
-    """An import answered 200 without one result per document (seen from Typesense 0.24.1
-    in a cluster: an empty body). Upserts with explicit ids are idempotent: re-send."""
-
-
 TRANSIENT: tuple[type[BaseException], ...] = (
     httpx.HTTPError,
     ServerError,
     ServiceUnavailable,
     IncompleteImport,
 )
-
-
-class StoreError(FolioError):
-    """Typesense could not be reached or refused a request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,14 +331,3 @@ class Store:
 def quote(value: str) -> str:
     """A filter_by string literal (backticks guard commas, spaces and operators)."""
     return f"`{check_literal(value)}`"
-
-
-def in_batches(items: Iterable[T], size: int) -> Iterable[list[T]]:
-    batch: list[T] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

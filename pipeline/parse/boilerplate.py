@@ -116,15 +116,6 @@ def empty_record() -> dict[str, Any]:
     return {"counts": dict.fromkeys(KINDS, 0), "removed": []}
 
 
-def merge_records(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    out = empty_record()
-    for rec in records:
-        for kind, n in rec.get("counts", {}).items():
-            out["counts"][kind] = out["counts"].get(kind, 0) + n
-        out["removed"].extend(rec.get("removed", []))
-    return out
-
-
 def normalize_repeated(line: str) -> str:
     """The key under which running headers compare: case and digits folded."""
     s = _SPACES.sub(" ", line.strip()).casefold()
@@ -304,6 +295,5 @@ __all__ = [
     "empty_record",
     "is_dot_leader",
     "is_page_number",
-    "merge_records",
     "normalize_repeated",
 ]

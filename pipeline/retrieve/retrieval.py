@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..chunk.tokens import Estimator, TokenCounter
-from ..errors import RetrievalError
+from ..errors import RetrievalError, StoreError
 from ..index.filters import Filters
 from ..index.lexical import library_state, state_searches
 from ..index.side_index import current
-from ..index.store import Store, StoreError
+from ..index.store import Store
 from ..inputs import check_query
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
