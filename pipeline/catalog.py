@@ -12,9 +12,8 @@ import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-DONE = ("complete", "empty")
+from .index.records import DONE, DocumentRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,8 +31,8 @@ class Plan:
     unchanged: tuple[str, ...]
     # (file, the path whose record holds its content, whether its record says so already)
     copies: tuple[tuple[Found, str, bool], ...]
-    stale: tuple[dict[str, Any], ...]  # other records of the files' paths: release now
-    replaced: Mapping[str, tuple[dict[str, Any], ...]]  # ...of todo: once it is indexed
+    stale: tuple[DocumentRecord, ...]  # other records of the files' paths: release now
+    replaced: Mapping[str, tuple[DocumentRecord, ...]]  # ...of todo: once it is indexed
     held: frozenset[str]  # hashes some file of this run holds
 
 
@@ -42,30 +41,26 @@ def copy_id(path: str) -> str:
     return "copy-" + hashlib.sha256(path.encode()).hexdigest()[:40]
 
 
-def is_copy(record: Mapping[str, Any]) -> bool:
-    return bool(record["id"] != record["doc_id"])
-
-
-def is_legacy(record: Mapping[str, Any]) -> bool:
+def is_legacy(record: DocumentRecord) -> bool:
     """Recorded by a Folio that stored paths as typed (relative to a directory it did
     not record): such a record is matched by content only, and rewritten when a file
     with that content is ingested again."""
-    return not os.path.isabs(str(record["path"]))
+    return not os.path.isabs(record.path)
 
 
 def plan(
     found: Sequence[Found],
-    records: Sequence[dict[str, Any]],
+    records: Sequence[DocumentRecord],
     stored: Mapping[str, int],
     fingerprint: str,
 ) -> Plan:
     """``stored``: chunks in the collection per doc_id. A file is unchanged only when its
     record is current and the collection holds every chunk the record counts."""
-    by_path: dict[str, list[dict[str, Any]]] = {}
+    by_path: dict[str, list[DocumentRecord]] = {}
     for r in records:
         if not is_legacy(r):
-            by_path.setdefault(str(r["path"]), []).append(r)
-    keepers = {r["doc_id"]: r for r in records if not is_copy(r)}
+            by_path.setdefault(r.path, []).append(r)
+    keepers = {r.doc_id: r for r in records if not r.is_copy}
     groups: dict[str, list[str]] = {}
     for f in found:
         groups.setdefault(f.sha256, []).append(f.path)
@@ -74,16 +69,16 @@ def plan(
     todo: list[Found] = []
     unchanged: list[str] = []
     copies: list[tuple[Found, str, bool]] = []
-    stale: list[dict[str, Any]] = []
-    replaced: dict[str, tuple[dict[str, Any], ...]] = {}
+    stale: list[DocumentRecord] = []
+    replaced: dict[str, tuple[DocumentRecord, ...]] = {}
     for f in found:
         # The one record this path keeps (a copy's own, or the content's); any other
         # record of the path (an earlier content, a failure) is released.
         kept = f.sha256 if f.path == keeper[f.sha256] else copy_id(f.path)
         mine = by_path.get(f.path, [])
-        others = tuple(r for r in mine if r["id"] != kept)
+        others = tuple(r for r in mine if r.id != kept)
         if kept != f.sha256:
-            current = any(r["id"] == kept and r["doc_id"] == f.sha256 for r in mine)
+            current = any(r.id == kept and r.doc_id == f.sha256 for r in mine)
             copies.append((f, keeper[f.sha256], current))
             stale.extend(others)
         elif _current(keepers.get(f.sha256), f.path, stored, fingerprint):
@@ -98,25 +93,25 @@ def plan(
     )
 
 
-def _keeper(paths: list[str], record: Mapping[str, Any] | None, in_run: set[str]) -> str:
+def _keeper(paths: list[str], record: DocumentRecord | None, in_run: set[str]) -> str:
     """The file whose record holds the content: the one that held it while it still does
     (found in this run, or outside it, still there and indexed), else the first found."""
     if record is not None and not is_legacy(record):
-        where = str(record["path"])
+        where = record.path
         if where in paths:
             return where
-        if where not in in_run and record["status"] in DONE and os.path.exists(where):
+        if where not in in_run and record.status in DONE and os.path.exists(where):
             return where  # a failed one is tried again here
     return paths[0]
 
 
 def _current(
-    record: Mapping[str, Any] | None, path: str, stored: Mapping[str, int], fingerprint: str
+    record: DocumentRecord | None, path: str, stored: Mapping[str, int], fingerprint: str
 ) -> bool:
     return (
         record is not None
-        and record["path"] == path
-        and record["status"] in DONE
-        and record.get("config") == fingerprint
-        and stored.get(str(record["doc_id"]), 0) == record["sections"] + record["snippets"]
+        and record.path == path
+        and record.status in DONE
+        and record.config == fingerprint
+        and stored.get(record.doc_id, 0) == record.chunks
     )

@@ -278,7 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except LockBusy as exc:
-        print(plain(f"folio: {exc}"), file=sys.stderr)
+        print(plain(f"folio: {exc} (--wait SECONDS)"), file=sys.stderr)
         return 75  # EX_TEMPFAIL: try again later
     except FolioError as exc:
         print(plain(f"folio: error: {exc}"), file=sys.stderr)

@@ -33,9 +33,9 @@ from .config import ChunkConfig
 from .errors import ExtractionError, FolioError
 from .extract import extract_file
 from .index import side_index, vectors
-from .index.documents import release
+from .index.documents import read_records, release
+from .index.records import ChunkRecord, DocumentRecord, Status
 from .index.schema import CHUNKS, DOCUMENTS
-from .index.schema import chunk_document as chunk_to_doc
 from .index.store import BATCH_SIZE, Store, quote
 from .library import Failure, discover, file_sha256, resolved, snapshot
 from .limits import (
@@ -48,7 +48,7 @@ from .limits import (
     size_problem,
     supervise,
 )
-from .model import Document
+from .model import Chunk, Document
 
 log = logging.getLogger("folio.ingest")
 
@@ -91,8 +91,8 @@ class _Result:
     path: str
     sha256: str
     size: int
-    record: dict[str, Any] | None
-    chunks: list[dict[str, Any]]
+    record: DocumentRecord | None
+    chunks: list[ChunkRecord]
     failure: Failure | None
     extract_s: float
     chunk_s: float
@@ -135,37 +135,13 @@ def _process(
     except Exception as exc:
         return _failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     t2 = time.perf_counter()
-    meta = dict(doc.metadata)
-    sections = sum(1 for c in chunks if c.tier == "section")
-    record = {
-        "id": work.sha256,
-        "doc_id": work.sha256,
-        "path": work.path,
-        "title": chunks[0].doc_title if chunks else doc.title or Path(work.path).stem,
-        "author": str(meta.get("author") or ""),
-        "format": doc.format,
-        "pages": len(doc.pages),
-        "backend": str(meta.get("backend") or "text"),
-        "heading_mode": chunks[0].heading_mode if chunks else "",
-        "bytes": work.size,
-        "sha256": work.sha256,
-        "status": "indexing",
-        "sections": sections,
-        "snippets": len(chunks) - sections,
-        "config": fingerprint,
-        "ingested_at": int(time.time()),
-    }
-    if doc.pages:  # lets citations name the exact pages of any range
-        record["page_map"] = json.dumps(
-            [[p.number, p.label, p.char_start, p.char_end] for p in doc.pages],
-            ensure_ascii=False,
-        )
-    docs = [chunk_to_doc(c, doc.format) for c in chunks]
+    record = _document_record(work, doc, chunks, fingerprint)
+    docs = [ChunkRecord.from_chunk(c, doc.format) for c in chunks]
     if embed:
         if note is not None:
             note("embed")
         try:
-            _embed_snippets(docs)
+            docs = _embed_snippets(docs)
         except Exception as exc:  # the model failing on one file must not stop the rest
             return _failed(work, "embed", f"{type(exc).__name__}: {exc}", t2 - t0)
     t3 = time.perf_counter()
@@ -198,14 +174,44 @@ def _read(work: Found, memory_mb: int | None) -> Document | Failure:
             return Failure(work.path, "extract", what.replace(str(copy), work.path))
 
 
-def _embed_snippets(docs: list[dict[str, Any]]) -> None:
+def _document_record(
+    work: Found, doc: Document, chunks: list[Chunk], fingerprint: str
+) -> DocumentRecord:
+    """The record of a file chunked in this run, ``indexing`` until its chunks are in."""
+    meta = dict(doc.metadata)
+    sections = sum(1 for c in chunks if c.tier == "section")
+    # The page map lets citations name the exact pages of any range.
+    pages = [[p.number, p.label, p.char_start, p.char_end] for p in doc.pages]
+    return DocumentRecord(
+        id=work.sha256,
+        doc_id=work.sha256,
+        path=work.path,
+        title=chunks[0].doc_title if chunks else doc.title or Path(work.path).stem,
+        author=str(meta.get("author") or ""),
+        format=doc.format,
+        pages=len(doc.pages),
+        backend=str(meta.get("backend") or "text"),
+        heading_mode=chunks[0].heading_mode if chunks else "",
+        bytes=work.size,
+        sha256=work.sha256,
+        status="indexing",
+        sections=sections,
+        snippets=len(chunks) - sections,
+        config=fingerprint,
+        ingested_at=int(time.time()),
+        page_map=json.dumps(pages, ensure_ascii=False) if pages else None,
+    )
+
+
+def _embed_snippets(docs: list[ChunkRecord]) -> list[ChunkRecord]:
     """Snippets carry the vector of their retrieval text (what the 512-token snippet
     budget is sized for); sections are not embedded."""
-    snippets = [d for d in docs if d["tier"] == "snippet"]
-    for doc, vector in zip(
-        snippets, vectors.embed([d["retrieval_text"] for d in snippets]), strict=True
-    ):
-        doc["embedding"] = vector
+    snippets = [i for i, d in enumerate(docs) if d.chunk.tier == "snippet"]
+    embedded = vectors.embed([docs[i].chunk.retrieval_text for i in snippets])
+    out = list(docs)
+    for i, vector in zip(snippets, embedded, strict=True):
+        out[i] = replace(docs[i], embedding=tuple(vector))
+    return out
 
 
 def _failed(work: Found, stage: str, reason: str, seconds: float) -> _Result:
@@ -230,11 +236,11 @@ class _Indexer:
         self.fingerprint = fingerprint
         self.plan = work
         self.known = known  # doc_ids with records: chunks of earlier runs may be stored
-        self.completed: list[dict[str, Any]] = []
+        self.completed: list[DocumentRecord] = []
         self.report = report
         self.batch: list[dict[str, Any]] = []
         self.waiting: dict[str, tuple[_Result, int]] = {}  # doc_id -> (result, chunks left)
-        self.records: list[dict[str, Any]] = []
+        self.records: list[DocumentRecord] = []
 
     def add(self, result: _Result) -> None:
         if result.failure is not None:  # its record goes out with the next batch
@@ -244,7 +250,7 @@ class _Indexer:
         self.records.append(result.record)
         self.waiting[result.sha256] = (result, len(result.chunks))
         for doc in result.chunks:
-            self.batch.append(doc)
+            self.batch.append(doc.to_store())
             if len(self.batch) >= BATCH_SIZE:
                 self.flush(final=False)
 
@@ -276,19 +282,19 @@ class _Indexer:
             self._write_records([])
         self.report.seconds["index"] += time.perf_counter() - t0
 
-    def _write_records(self, new: list[dict[str, Any]]) -> None:
+    def _write_records(self, new: list[DocumentRecord]) -> None:
         """Upsert the pending completions (then count them as done) and ``new``."""
         if not (self.completed or new):
             return
-        self.store.upsert(DOCUMENTS, self.completed + new)
+        self.store.upsert(DOCUMENTS, [r.to_store() for r in self.completed + new])
         for record in self.completed:
             # A document with no indexable text (front matter only, say) is recorded and
             # reported as empty: never a silent empty result, but not a failure either.
-            empty = record["status"] == "empty"
-            (self.report.empty if empty else self.report.ingested).append(record["path"])
-            self.report.sections += record["sections"]
-            self.report.snippets += record["snippets"]
-            self.report.pages += int(record.get("pages") or 0)
+            empty = record.status == "empty"
+            (self.report.empty if empty else self.report.ingested).append(record.path)
+            self.report.sections += record.sections
+            self.report.snippets += record.snippets
+            self.report.pages += record.pages or 0
         self.completed = []
 
     def _fail(self, result: _Result, reason: str) -> None:
@@ -298,9 +304,8 @@ class _Indexer:
             # Chunks of this document already stored must not stay searchable.
             self.store.delete_where(CHUNKS, f"doc_id:={quote(result.sha256)}")
             assert result.record is not None
-            self.store.upsert(
-                DOCUMENTS, [result.record | {"status": "failed", "error": reason, "stage": "index"}]
-            )
+            failed = result.record.with_status("failed", error=reason, stage="index")
+            self.store.upsert(DOCUMENTS, [failed.to_store()])
 
     def _complete(self, result: _Result) -> None:
         assert result.record is not None
@@ -309,14 +314,13 @@ class _Indexer:
         if result.sha256 in self.known:
             # An earlier run (other settings, or interrupted) stored chunks under this
             # doc_id: drop the ones this run did not produce.
-            for tier, n in (("section", record["sections"]), ("snippet", record["snippets"])):
+            for tier, n in (("section", record.sections), ("snippet", record.snippets)):
                 self.store.delete_where(
                     CHUNKS, f"doc_id:={sha} && tier:={tier} && chunk_index:>={n}"
                 )
         for old in self.plan.replaced.get(result.path, ()):  # another content, a copy's
             release(self.store, old, self.plan.held)
-        empty = record["sections"] == 0
-        self.completed.append(record | {"status": "empty" if empty else "complete"})
+        self.completed.append(record.with_status("empty" if record.sections == 0 else "complete"))
 
 
 class _IndexThread:
@@ -447,7 +451,7 @@ def _ingest(
     files, problems = discover(paths)
     report.failed.extend(problems)
     # Just created: nothing to read back (and a cluster follower may still answer 404).
-    records = [] if DOCUMENTS in created else store.export(DOCUMENTS)
+    records = [] if DOCUMENTS in created else read_records(store)
     # Chunks per document, to tell a complete record from a complete document.
     stored = store.facet_counts(CHUNKS, "doc_id", 2 * len(records) + 100) if records else {}
     if embed is None:
@@ -463,7 +467,7 @@ def _ingest(
         progress("start", totals)
     # Typesense calls run on their own thread so that the workers are fed while a
     # batch is being indexed: extraction and chunking overlap with indexing.
-    known = {str(r["doc_id"]) for r in records}
+    known = {r.doc_id for r in records}
     writer = _IndexThread(_Indexer(store, work, known, report, fingerprint))
     try:
         for result in _run_pool(todo, config, fingerprint, workers, limits, embed):
@@ -471,12 +475,12 @@ def _ingest(
             report.seconds["chunk"] += result.chunk_s
             report.seconds["embed"] += result.embed_s
             if embed and result.failure is None:
-                report.embedded += sum(1 for d in result.chunks if d["tier"] == "snippet")
+                report.embedded += sum(1 for d in result.chunks if d.embedding is not None)
             if result.failure is not None:
                 report.failed.append(result.failure)
             else:
                 totals["chunks"] += len(result.chunks)
-                totals["pages"] += int((result.record or {}).get("pages") or 0)
+                totals["pages"] += (result.record.pages if result.record else 0) or 0
             writer.put(result)
             totals["done"] += 1
             if progress:
@@ -522,8 +526,7 @@ def _record_copies(store: Store, work: Plan, fingerprint: str, report: Report) -
     """Each copy of a content gets a ``duplicate`` record of its own (its path is pruned
     on its own); then what those paths recorded before is released."""
     new = [
-        _file_record(f.path, f.sha256, f.size, fingerprint)
-        | {"id": copy_id(f.path), "status": "duplicate"}
+        replace(_file_record(f, fingerprint, "duplicate"), id=copy_id(f.path)).to_store()
         for f, _, recorded in work.copies
         if not recorded
     ]
@@ -537,8 +540,8 @@ def _record_copies(store: Store, work: Plan, fingerprint: str, report: Report) -
         release(store, old, work.held)
 
 
-def _warn_legacy(records: list[dict[str, Any]], held: frozenset[str]) -> None:
-    left = sum(1 for r in records if is_legacy(r) and r["doc_id"] not in held)
+def _warn_legacy(records: list[DocumentRecord], held: frozenset[str]) -> None:
+    left = sum(1 for r in records if is_legacy(r) and r.doc_id not in held)
     if left:
         log.warning(
             "%d documents recorded under relative paths by an older Folio were not found "
@@ -547,30 +550,29 @@ def _warn_legacy(records: list[dict[str, Any]], held: frozenset[str]) -> None:
         )
 
 
-def _file_record(path: str, sha: str, size: int, fingerprint: str) -> dict[str, Any]:
+def _file_record(f: Found, fingerprint: str, status: Status) -> DocumentRecord:
     """The record of a file whose content is not (or not here) indexed."""
-    return {
-        "id": sha,
-        "doc_id": sha,
-        "path": path,
-        "title": Path(path).name,
-        "format": Path(path).suffix.lower().lstrip(".") or "unknown",
-        "bytes": size,
-        "sha256": sha,
-        "sections": 0,
-        "snippets": 0,
-        "config": fingerprint,
-        "ingested_at": int(time.time()),
-    }
+    return DocumentRecord(
+        id=f.sha256,
+        doc_id=f.sha256,
+        path=f.path,
+        title=Path(f.path).name,
+        format=Path(f.path).suffix.lower().lstrip(".") or "unknown",
+        bytes=f.size,
+        sha256=f.sha256,
+        status=status,
+        config=fingerprint,
+        ingested_at=int(time.time()),
+    )
 
 
-def _failure_record(result: _Result, fingerprint: str) -> dict[str, Any]:
+def _failure_record(result: _Result, fingerprint: str) -> DocumentRecord:
     assert result.failure is not None
-    return _file_record(result.path, result.sha256, result.size, fingerprint) | {
-        "status": "failed",
-        "stage": result.failure.stage,
-        "error": result.failure.reason,
-    }
+    found = Found(result.path, result.sha256, result.size)
+    failure = result.failure
+    return replace(
+        _file_record(found, fingerprint, "failed"), stage=failure.stage, error=failure.reason
+    )
 
 
 def _run_pool(
@@ -630,7 +632,7 @@ def _failed_in_worker(work: Found, stage: str, reason: str) -> _Result:
 def _prune(
     store: Store,
     roots: Sequence[str],
-    records: list[dict[str, Any]],
+    records: list[DocumentRecord],
     files: list[Path],
     held: frozenset[str],
     report: Report,
@@ -640,7 +642,7 @@ def _prune(
     present = {str(f) for f in files}
     prefixes = [str(resolved(Path(r))).rstrip("/") + "/" for r in roots]
     for record in records:
-        path = str(record["path"])
+        path = record.path
         if (
             is_legacy(record)
             or path in present

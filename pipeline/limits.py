@@ -66,12 +66,12 @@ def size_problem(size: int, limits: Limits) -> str | None:
     """Why a file of ``size`` bytes is refused, or ``None``."""
     cap = limits.max_file_mb
     if cap is not None and size > cap * (1 << 20):
-        return f"file too large: {size / (1 << 20):.1f} MB > limit {cap:g} MB (--max-file-mb)"
+        return f"file too large: {size / (1 << 20):.1f} MB > limit {cap:g} MB (max_file_mb)"
     return None
 
 
 def memory_reason(limits_mb: int | None) -> str:
-    cap = f" ({limits_mb} MB, --max-memory-mb)" if limits_mb else ""
+    cap = f" ({limits_mb} MB, max_memory_mb)" if limits_mb else ""
     return f"memory limit exceeded{cap}"
 
 
@@ -207,6 +207,95 @@ def _death(exitcode: int | None) -> str:
     return f"worker process exited unexpectedly (exit code {exitcode})"
 
 
+class _Pool(Generic[T, R]):
+    """The worker processes of one ``supervise`` call: items handed out, answers,
+    deaths and deadlines turned into results."""
+
+    def __init__(
+        self,
+        fn: Callable[[T, Note], R],
+        failed: Callable[[T, str, str], R],
+        timeout: float | None,
+        memory_mb: int | None,
+    ) -> None:
+        self.ctx = multiprocessing.get_context()
+        self.fn, self.failed, self.timeout, self.memory_mb = fn, failed, timeout, memory_mb
+        self.idle: list[_Worker[T]] = []
+        self.busy: list[_Worker[T]] = []
+        # Every worker ever made, registered before it starts: a Ctrl-C can land while a
+        # worker is in neither ``idle`` nor ``busy`` (just made, or moving from one to the
+        # other), and a worker nobody stops keeps the interpreter's exit waiting forever.
+        self.made: list[_Worker[T]] = []
+
+    def _new_worker(self) -> _Worker[T]:
+        w = _Worker(self.ctx, self.fn, self.memory_mb)
+        self.made.append(w)
+        w.start()
+        return w
+
+    def give(self, item: T, stage: str) -> None:
+        w = self.idle.pop() if self.idle else self._new_worker()
+        try:
+            w.give(item, self.timeout, stage)
+        except (BrokenPipeError, OSError):  # it died while idle
+            w.kill()
+            w = self._new_worker()
+            w.give(item, self.timeout, stage)
+        self.busy.append(w)
+
+    def settle(self) -> Iterator[R]:
+        """Wait for the first answer, death or deadline among the busy workers; the
+        results of every worker that has one."""
+        wait_s = max(0.0, min(w.deadline for w in self.busy) - time.monotonic())
+        handles: list[Any] = [w.conn for w in self.busy] + [w.proc.sentinel for w in self.busy]
+        ready = set(wait(handles, timeout=None if wait_s == float("inf") else wait_s))
+        now = time.monotonic()
+        for w in list(self.busy):
+            if w.conn in ready:
+                yield from self._answer(w)
+            elif w.proc.sentinel in ready:
+                yield self._died(w)
+            elif now >= w.deadline:
+                self.busy.remove(w)
+                w.kill()
+                yield self._failed(w, f"timed out after {self.timeout:g} s (file_timeout)")
+
+    def _answer(self, w: _Worker[T]) -> Iterator[R]:
+        try:
+            kind, payload = w.conn.recv()
+        except (EOFError, OSError):
+            yield self._died(w)
+            return
+        if kind == "stage":
+            w.stage = str(payload)
+            return
+        self.busy.remove(w)
+        if w.tasks >= _MAX_TASKS:
+            w.stop()
+        else:
+            self.idle.append(w)
+        yield payload if kind == "ok" else self._failed(w, str(payload))
+
+    def _died(self, w: _Worker[T]) -> R:
+        w.proc.join(1)
+        self.busy.remove(w)
+        result = self._failed(w, _death(w.proc.exitcode))
+        w.kill()
+        return result
+
+    def _failed(self, w: _Worker[T], reason: str) -> R:
+        assert w.item is not None
+        return self.failed(w.item, w.stage, reason)
+
+    def close(self) -> None:
+        for w in self.busy:
+            w.kill()
+        for w in self.idle:
+            w.stop()
+        for w in self.made:  # any caught between lists; a no-op for those already ended
+            w.kill()
+
+
 def supervise(
     fn: Callable[[T, Note], R],
     items: Iterable[T],
@@ -224,84 +313,21 @@ def supervise(
     is reported against the right stage. An item whose worker raises, dies or passes
     ``timeout`` seconds gives ``failed(item, stage, reason)`` instead.
     """
-    ctx = multiprocessing.get_context()
-    idle: list[_Worker[T]] = []
-    busy: list[_Worker[T]] = []
-    # Every worker ever made, registered before it starts: a Ctrl-C can land while a
-    # worker is in neither ``idle`` nor ``busy`` (just made, or moving from one to the
-    # other), and a worker nobody stops keeps the interpreter's exit waiting forever.
-    made: list[_Worker[T]] = []
-
-    def new_worker() -> _Worker[T]:
-        w = _Worker(ctx, fn, memory_mb)
-        made.append(w)
-        w.start()
-        return w
-
+    pool: _Pool[T, R] = _Pool(fn, failed, timeout, memory_mb)
     queue = iter(items)
     exhausted = False
     try:
         while True:
-            while not exhausted and len(busy) < workers:
+            while not exhausted and len(pool.busy) < workers:
                 nxt = next(queue, None)
-                if nxt is None:
-                    exhausted = True
-                    break
-                w = idle.pop() if idle else new_worker()
-                try:
-                    w.give(nxt, timeout, first_stage)
-                except (BrokenPipeError, OSError):  # it died while idle
-                    w.kill()
-                    w = new_worker()
-                    w.give(nxt, timeout, first_stage)
-                busy.append(w)
-            if not busy:
+                exhausted = nxt is None
+                if nxt is not None:
+                    pool.give(nxt, first_stage)
+            if not pool.busy:
                 return
-            now = time.monotonic()
-            wait_s = max(0.0, min(w.deadline for w in busy) - now)
-            handles: list[Any] = [w.conn for w in busy] + [w.proc.sentinel for w in busy]
-            ready = set(wait(handles, timeout=None if wait_s == float("inf") else wait_s))
-            now = time.monotonic()
-            for w in list(busy):
-                item = w.item
-                assert item is not None
-                if w.conn in ready:
-                    try:
-                        kind, payload = w.conn.recv()
-                    except (EOFError, OSError):
-                        w.proc.join(1)
-                        busy.remove(w)
-                        yield failed(item, w.stage, _death(w.proc.exitcode))
-                        w.kill()
-                        continue
-                    if kind == "stage":
-                        w.stage = str(payload)
-                        continue
-                    busy.remove(w)
-                    if w.tasks >= _MAX_TASKS:
-                        w.stop()
-                    else:
-                        idle.append(w)
-                    if kind == "ok":
-                        yield payload
-                    else:
-                        yield failed(item, w.stage, str(payload))
-                elif w.proc.sentinel in ready:
-                    w.proc.join(1)
-                    busy.remove(w)
-                    yield failed(item, w.stage, _death(w.proc.exitcode))
-                    w.kill()
-                elif now >= w.deadline:
-                    busy.remove(w)
-                    w.kill()
-                    yield failed(item, w.stage, f"timed out after {timeout:g} s (--file-timeout)")
+            yield from pool.settle()
     finally:
-        for w in busy:
-            w.kill()
-        for w in idle:
-            w.stop()
-        for w in made:  # any caught between lists; a no-op for those already ended
-            w.kill()
+        pool.close()
 
 
 __all__ = [

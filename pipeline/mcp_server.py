@@ -139,7 +139,7 @@ def build_server(config_path: str | None = None, *, key_seconds: int = SCOPED_KE
     @reported
     def list_library_documents(limit: int = 100) -> list[dict[str, Any]]:
         keep = ("doc_id", "title", "path", "format", "pages", "sections", "snippets", "status")
-        return [{k: d.get(k) for k in keep} for d in list_documents(store, limit=limit)]
+        return [{k: getattr(d, k) for k in keep} for d in list_documents(store, limit=limit)]
 
     return app
 

@@ -7,7 +7,7 @@ What one run does:
 
 1. computes the expected chunk documents of the corpus (the recipe of
    ``tests/test_ingest.py``: ``extract_file`` with ``doc_id`` = sha256, Folio's chunker,
-   ``pipeline.index.schema.chunk_document``);
+   ``ChunkRecord.to_store``);
 2. starts a 3-node cluster (``scripts/cluster.py``) in a temporary directory and opens a
    Folio ``Store`` on all three nodes with Folio's own retry settings
    (``ServerSettings`` defaults unless ``--retries``/``--retry-interval`` are given);
@@ -67,8 +67,8 @@ from pipeline import make_config  # noqa: E402
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import StoreError  # noqa: E402
 from pipeline.extract import extract_file  # noqa: E402
+from pipeline.index.records import ChunkRecord  # noqa: E402
 from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
-from pipeline.index.schema import chunk_document as chunk_to_doc  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
 from pipeline.index.store import Store  # noqa: E402
 from pipeline.ingest import Report, ingest  # noqa: E402
@@ -128,7 +128,7 @@ def expected_chunks(files: list[Path]) -> tuple[dict[str, dict[str, Any]], int]:
         if not chunks:
             empty.append(str(p))
         for c in chunks:
-            out[c.id] = chunk_to_doc(c, doc.format)
+            out[c.id] = ChunkRecord.from_chunk(c, doc.format).to_store()
     EMPTY[:] = empty
     return out, len(shas)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.catalog import DONE, Found, copy_id, plan
+from pipeline.catalog import Found, copy_id, plan
+from pipeline.index.records import DONE, DocumentRecord, Status
 
 FP = "fingerprint"
 PATHS = [f"/nowhere/lib/f{i}.md" for i in range(6)]
@@ -20,48 +19,44 @@ def found_files(draw: st.DrawFn) -> list[Found]:
     return [Found(p, draw(st.sampled_from(SHAS)), 10) for p in sorted(paths)]
 
 
+def record(
+    rid: str, sha: str, path: str, status: Status, chunks: int, config: str
+) -> DocumentRecord:
+    return DocumentRecord(
+        id=rid, doc_id=sha, path=path, title="t", format="md", bytes=10, sha256=sha,
+        status=status, sections=chunks, snippets=chunks, config=config,
+    )  # fmt: skip
+
+
 @st.composite
-def record_sets(draw: st.DrawFn) -> list[dict[str, Any]]:
+def record_sets(draw: st.DrawFn) -> list[DocumentRecord]:
     """What any earlier runs (this Folio's or an older one's) may have left."""
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, DocumentRecord] = {}
     for path in draw(st.lists(st.sampled_from([*PATHS, "lib/f0.md"]))):  # a path may repeat
         sha = draw(st.sampled_from(SHAS))
         copy = draw(st.booleans())
         rid = copy_id(path) if copy else sha
-        by_id[rid] = {
-            "id": rid,
-            "doc_id": sha,
-            "path": path,
-            "status": "duplicate" if copy else draw(st.sampled_from(["complete", "failed"])),
-            "sections": 1,
-            "snippets": 1,
-            "config": draw(st.sampled_from([FP, "old"])),
-        }
+        status: Status = "duplicate" if copy else draw(st.sampled_from(["complete", "failed"]))
+        by_id[rid] = record(rid, sha, path, status, 1, draw(st.sampled_from([FP, "old"])))
     return list(by_id.values())
 
 
-def applied(found: list[Found], records: list[dict[str, Any]]) -> tuple[list[Any], dict[str, int]]:
+def applied(
+    found: list[Found], records: list[DocumentRecord]
+) -> tuple[list[DocumentRecord], dict[str, int]]:
     """The records and chunk counts after a run that did all its plan said."""
     p = plan(found, records, {}, FP)
     keepers = {f.sha256: f.path for f in p.todo} | {
         f.sha256: f.path for f in found if f.path in p.unchanged
     }
-    out = [
-        {"id": s, "doc_id": s, "path": k, "status": "complete", "sections": 1, "snippets": 1,
-         "config": FP}
-        for s, k in keepers.items()
-    ]  # fmt: skip
-    out += [
-        {"id": copy_id(f.path), "doc_id": f.sha256, "path": f.path, "status": "duplicate",
-         "sections": 0, "snippets": 0, "config": FP}
-        for f, _, _ in p.copies
-    ]  # fmt: skip
+    out = [record(s, s, k, "complete", 1, FP) for s, k in keepers.items()]
+    out += [record(copy_id(f.path), f.sha256, f.path, "duplicate", 0, FP) for f, _, _ in p.copies]
     return out, {s: 2 for s in keepers}
 
 
 @given(found_files(), record_sets(), st.dictionaries(st.sampled_from(SHAS), st.integers(0, 3)))
 def test_each_file_once_and_each_content_one_keeper(
-    found: list[Found], records: list[dict[str, Any]], stored: dict[str, int]
+    found: list[Found], records: list[DocumentRecord], stored: dict[str, int]
 ) -> None:
     p = plan(found, records, stored, FP)
     keeping = [f.path for f in p.todo] + list(p.unchanged)
@@ -72,23 +67,21 @@ def test_each_file_once_and_each_content_one_keeper(
     for f, keeper, _ in p.copies:
         assert keeper in keeping and sha[keeper] == f.sha256
     for path in p.unchanged:
-        (record,) = [r for r in records if r["path"] == path and r["id"] == sha[path]]
-        assert record["status"] in DONE and record["config"] == FP
+        (kept_record,) = [r for r in records if r.path == path and r.id == sha[path]]
+        assert kept_record.status in DONE and kept_record.config == FP
         assert stored.get(sha[path], 0) == 2
     # every other record of a file's path is released, now or once the file is indexed
     released = [*p.stale, *(r for olds in p.replaced.values() for r in olds)]
     kept = {f.path: f.sha256 for f in p.todo} | {f.path: copy_id(f.path) for f, _, _ in p.copies}
     kept |= {path: sha[path] for path in p.unchanged}
-    mine = [r for r in records if r["path"] in sha]
-    assert sorted(r["id"] for r in released) == sorted(
-        r["id"] for r in mine if r["id"] != kept[r["path"]]
-    )
+    mine = [r for r in records if r.path in sha]
+    assert sorted(r.id for r in released) == sorted(r.id for r in mine if r.id != kept[r.path])
     assert set(p.replaced) <= {f.path for f in p.todo}
 
 
 @given(found_files(), record_sets())
 def test_a_finished_run_leaves_nothing_to_do(
-    found: list[Found], records: list[dict[str, Any]]
+    found: list[Found], records: list[DocumentRecord]
 ) -> None:
     after, stored = applied(found, records)
     again = plan(found, after, stored, FP)

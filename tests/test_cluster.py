@@ -25,8 +25,8 @@ import pipeline.ingest as ingest_mod
 from pipeline import make_config
 from pipeline.chunk.tiers import chunk_document
 from pipeline.extract import extract_file
+from pipeline.index.records import ChunkRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
-from pipeline.index.schema import chunk_document as chunk_to_doc
 from pipeline.index.settings import Node, ServerSettings
 from pipeline.index.store import Store
 from pipeline.ingest import ingest
@@ -82,7 +82,7 @@ def expected_docs(paths: list[Path]) -> dict[str, dict[str, Any]]:
     for p in paths:
         doc = replace(extract_file(str(p)), doc_id=file_sha256(p))
         for c in chunk_document(doc, CONFIG):
-            out[c.id] = chunk_to_doc(c, doc.format)
+            out[c.id] = ChunkRecord.from_chunk(c, doc.format).to_store()
     return out
 
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 from pipeline import chunk_file, make_config
+from pipeline.index.records import ChunkRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
-from pipeline.index.schema import chunk_document as chunk_to_doc
 from pipeline.index.store import Store
 from pipeline.ingest import ingest
 
@@ -57,7 +57,7 @@ def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
         from pipeline.chunk.tiers import chunk_document
 
         for c in chunk_document(doc, CONFIG):
-            out[c.id] = chunk_to_doc(c, doc.format)
+            out[c.id] = ChunkRecord.from_chunk(c, doc.format).to_store()
     return out
 
 

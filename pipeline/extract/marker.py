@@ -12,6 +12,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -158,21 +159,51 @@ def document_from_marker(
     per_page: list[list[str]] = [[] for _ in range(n_pages)]
     for idx, md in pages_md:
         per_page[idx].extend(md.strip("\n").split("\n"))
-    # boilerplate: ignore lines inside code fences and table rows
-    masked: list[list[str]] = []
-    for lines in per_page:
-        fence = False
-        m: list[str] = []
-        for ln in lines:
-            if _FENCE.match(ln):
-                fence = not fence
-                m.append("")
-            else:
-                m.append("" if fence or ln.lstrip().startswith("|") else ln)
-        masked.append(m)
-    bp = detect_boilerplate(masked)
-    removed = bp.removed_set()
+    bp = detect_boilerplate([_masked(lines) for lines in per_page])
+    text, page_map = _join_pages(per_page, bp.removed_set())
+    if not text.strip():
+        raise EmptyDocumentError(source, "marker found no text in the PDF")
+    toc: Sequence[Mapping[str, Any]] = metadata.get("table_of_contents") or []
+    outline = _outline(text, page_map, toc if use_outline else ())
+    return Document(
+        text=text,
+        source=source,
+        format="pdf",
+        markup="markdown",
+        title=title,
+        heading_mode="markdown",
+        pages=page_map,
+        outline=outline,
+        metadata={
+            "title": title,
+            "author": "",
+            "page_count": n_pages,
+            "backend": "marker",
+            "heading_mode": "markdown",
+            "boilerplate": bp.to_metadata(),
+        },
+    )
 
+
+def _masked(lines: list[str]) -> list[str]:
+    """A page's lines with code-fence contents and table rows blanked: boilerplate
+    detection must not take a line of code or a row for a running head."""
+    fence = False
+    out: list[str] = []
+    for ln in lines:
+        if _FENCE.match(ln):
+            fence = not fence
+            out.append("")
+        else:
+            out.append("" if fence or ln.lstrip().startswith("|") else ln)
+    return out
+
+
+def _join_pages(
+    per_page: list[list[str]], removed: AbstractSet[tuple[int, int]]
+) -> tuple[str, tuple[Page, ...]]:
+    """The pages' kept lines joined by blank lines (ending in a newline) and each
+    page's character range in that text."""
     parts: list[str] = []
     pos = 0
     starts: list[int] = []
@@ -186,68 +217,43 @@ def document_from_marker(
         if block:
             parts.append(block)
             pos += len(block)
-    text = "".join(parts)
-    if not text.strip():
-        raise EmptyDocumentError(source, "marker found no text in the PDF")
-    text += "\n"
-    page_map = tuple(
-        Page(i + 1, None, starts[i], starts[i + 1] if i + 1 < n_pages else len(text))
-        for i in range(n_pages)
+    text = "".join(parts) + "\n"
+    n = len(per_page)
+    pages = tuple(
+        Page(i + 1, None, starts[i], starts[i + 1] if i + 1 < n else len(text)) for i in range(n)
     )
+    return text, pages
+
+
+def _outline(
+    text: str, pages: tuple[Page, ...], toc: Sequence[Mapping[str, Any]]
+) -> tuple[OutlineEntry, ...]:
+    """Marker's table of contents located in the text (by title, in order), or without
+    one the markdown headings."""
 
     def page_of(off: int) -> int:
-        for pg in page_map:
-            if pg.char_start <= off < pg.char_end:
-                return pg.number
-        return n_pages
+        return next((pg.number for pg in pages if pg.char_start <= off < pg.char_end), len(pages))
 
-    # outline: marker's table of contents, located in the text
     heads = [
         (m.start(), len(m.group(1)), m.group(2))
         for m in re.finditer(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", text, re.MULTILINE)
     ]
+    if not toc:
+        return tuple(OutlineEntry(lvl, t, page_of(off), off) for off, lvl, t in heads)
     outline: list[OutlineEntry] = []
-    toc: Sequence[Mapping[str, Any]] = metadata.get("table_of_contents") or []
     used: set[int] = set()
-    if use_outline and toc:
-        for entry in toc:
-            t = " ".join(str(entry.get("title", "")).split())
-            if not t:
-                continue
-            page = entry.get("page_id")
-            lvl = int(entry.get("heading_level") or 1)
-            at = next((h for h in heads if h[0] not in used and " ".join(h[2].split()) == t), None)
-            if at is not None:
-                used.add(at[0])
-            outline.append(
-                OutlineEntry(
-                    lvl,
-                    t,
-                    int(page) + 1 if isinstance(page, int) else (page_of(at[0]) if at else None),
-                    at[0] if at else None,
-                )
-            )
-    else:
-        outline = [OutlineEntry(lvl, t, page_of(off), off) for off, lvl, t in heads]
-
-    return Document(
-        text=text,
-        source=source,
-        format="pdf",
-        markup="markdown",
-        title=title,
-        heading_mode="markdown",
-        pages=page_map,
-        outline=tuple(outline),
-        metadata={
-            "title": title,
-            "author": "",
-            "page_count": n_pages,
-            "backend": "marker",
-            "heading_mode": "markdown",
-            "boilerplate": bp.to_metadata(),
-        },
-    )
+    for entry in toc:
+        t = " ".join(str(entry.get("title", "")).split())
+        if not t:
+            continue
+        page = entry.get("page_id")
+        at = next((h for h in heads if h[0] not in used and " ".join(h[2].split()) == t), None)
+        if at is not None:
+            used.add(at[0])
+        number = int(page) + 1 if isinstance(page, int) else (page_of(at[0]) if at else None)
+        level = int(entry.get("heading_level") or 1)
+        outline.append(OutlineEntry(level, t, number, at[0] if at else None))
+    return tuple(outline)
 
 
 def read_pdf_marker(

@@ -5,10 +5,11 @@ that held it (see ``pipeline.catalog`` for the record layout)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Collection
+from dataclasses import replace
 
 from ..errors import StoreError
+from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .store import Store, quote
 
@@ -27,29 +28,34 @@ def remove_document(store: Store, doc_id: str) -> int:
     return removed
 
 
-def release(store: Store, record: Mapping[str, Any], held: Collection[str] = ()) -> None:
+def read_records(store: Store, filter_by: str = "") -> list[DocumentRecord]:
+    """Every file record (matching ``filter_by``), typed."""
+    return [DocumentRecord.from_store(r) for r in store.export(DOCUMENTS, filter_by)]
+
+
+def release(store: Store, record: DocumentRecord, held: Collection[str] = ()) -> None:
     """The file of ``record`` no longer holds its content. A copy's record just goes. The
     keeper's content stays when ``held`` says a file of this run holds it (that file's
     record replaces this one), else moves to a copy whose file is still there, else goes."""
-    doc_id = str(record["doc_id"])
-    if record["id"] != doc_id:
-        store.delete(DOCUMENTS, str(record["id"]))
+    doc_id = record.doc_id
+    if record.is_copy:
+        store.delete(DOCUMENTS, record.id)
         return
     if doc_id in held:
         return
-    for other in store.export(DOCUMENTS, f"doc_id:={quote(doc_id)}"):
-        if other["id"] != doc_id and os.path.exists(str(other["path"])):
+    for other in read_records(store, f"doc_id:={quote(doc_id)}"):
+        if other.is_copy and os.path.exists(other.path):
             promote(store, record, other)
             return
     remove_document(store, doc_id)
 
 
-def promote(store: Store, keeper: Mapping[str, Any], copy: Mapping[str, Any]) -> None:
+def promote(store: Store, keeper: DocumentRecord, copy: DocumentRecord) -> None:
     """Make ``copy``'s file the keeper of the content: its chunks cite that file now."""
-    path = str(copy["path"])
-    chunks = store.export(CHUNKS, f"doc_id:={quote(str(keeper['doc_id']))}")
+    path = copy.path
+    chunks = store.export(CHUNKS, f"doc_id:={quote(keeper.doc_id)}")
     refused = store.upsert(CHUNKS, [c | {"source": path} for c in chunks])
-    refused += store.upsert(DOCUMENTS, [dict(keeper) | {"path": path}])
+    refused += store.upsert(DOCUMENTS, [replace(keeper, path=path).to_store()])
     if refused:
-        raise StoreError(f"moving {keeper['doc_id']} to {path}: {refused[0].reason}")
-    store.delete(DOCUMENTS, str(copy["id"]))
+        raise StoreError(f"moving {keeper.doc_id} to {path}: {refused[0].reason}")
+    store.delete(DOCUMENTS, copy.id)

@@ -86,7 +86,7 @@ def _take(path: Path, deadline: float | None, what: str) -> IO[str]:
                 if deadline is not None and time.monotonic() >= deadline:
                     raise LockBusy(
                         f"the library lock is taken: {holder} is writing to this library. "
-                        "Run again when it is done, or give --wait SECONDS to wait for it"
+                        "Run again when it is done, or wait longer for it"
                     ) from None
                 if not announced:
                     log.warning(

@@ -170,53 +170,71 @@ def _numbered_heads(
     return found
 
 
+Marks = dict[tuple[int, int], BoilerplateKind]  # (page, line) -> what the line is
+
+
 def detect_boilerplate(
     pages: Sequence[Sequence[str]], *, edge_lines: int = EDGE_LINES
 ) -> BoilerplateResult:
-    """Classify lines of ``pages`` (one list of lines per physical page) as boilerplate."""
-    n_pages = len(pages)
-    kind_of: dict[tuple[int, int], BoilerplateKind] = {}
+    """Classify lines of ``pages`` (one list of lines per physical page) as boilerplate:
+    each kind in turn, a line taken by one kind is not looked at by the next."""
+    edges = [_edge_positions(lines, edge_lines) for lines in pages]
+    kind_of: Marks = {}
+    _mark_page_numbers(pages, edges, kind_of)
+    # running heads that print the page number beside a title that changes
+    kind_of.update(dict.fromkeys(_numbered_heads(pages, edges, kind_of), "running_header"))
+    _mark_repeated_edges(pages, edges, kind_of)
+    _mark_front_and_back_matter(pages, kind_of)
+    return _split(pages, kind_of)
 
-    # 1. Page numbers at the edges.
-    edges: list[tuple[list[int], list[int]]] = []
+
+def _mark_page_numbers(
+    pages: Sequence[Sequence[str]], edges: Sequence[tuple[list[int], list[int]]], kind_of: Marks
+) -> None:
+    """A bare page number as the first or last line of a page."""
     for p, lines in enumerate(pages):
-        top, bottom = _edge_positions(lines, edge_lines)
-        edges.append((top, bottom))
+        top, bottom = edges[p]
         for i in {*top[:1], *bottom[-1:]}:
             if is_page_number(lines[i]):
                 kind_of[(p, i)] = "page_number"
 
-    # 1b. Running heads that print the page number beside a title that changes.
-    kind_of.update(dict.fromkeys(_numbered_heads(pages, edges, kind_of), "running_header"))
 
-    # 2. Running headers / footers: the same normalized edge line on many pages.
+def _mark_repeated_edges(
+    pages: Sequence[Sequence[str]], edges: Sequence[tuple[list[int], list[int]]], kind_of: Marks
+) -> None:
+    """Running headers and footers: the same normalized edge line on many pages."""
     seen: dict[tuple[str, str], dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
     for p, lines in enumerate(pages):
         top, bottom = edges[p]
         for where, idxs in (("top", top), ("bottom", bottom)):
             for i in idxs:
-                if (p, i) in kind_of:
-                    continue
                 text = lines[i].strip()
-                if len(text) > 160 or sum(ch.isalpha() for ch in text) < 3:
+                if (p, i) in kind_of or len(text) > 160 or sum(ch.isalpha() for ch in text) < 3:
                     continue
                 seen[(where, normalize_repeated(text))][p].append(i)
     for by_page in seen.values():
-        if len(by_page) < MIN_REPEAT_PAGES:
-            continue
         span = max(by_page) - min(by_page) + 1
-        if len(by_page) / span < MIN_REPEAT_DENSITY:
+        if len(by_page) < MIN_REPEAT_PAGES or len(by_page) / span < MIN_REPEAT_DENSITY:
             continue
         for p, idxs in by_page.items():
             for i in idxs:
                 kind_of[(p, i)] = "running_header"
 
-    # 3. Table of contents and 4. index pages, 5. copyright lines.
-    in_index = False
-    for p, lines in enumerate(pages):
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    """The lines of one page not marked yet, as the contents, index and copyright rules
+    read them."""
+
+    number: int  # physical, from 0
+    count: int  # pages in the document
+    texts: dict[int, str]  # line index -> text with spacing collapsed
+    dots: list[int]  # dot-leader lines
+    trailing: list[int]  # lines ending in a page number (not a row of figures)
+
+    @classmethod
+    def of(cls, p: int, lines: Sequence[str], count: int, kind_of: Marks) -> _Page:
         live = [i for i, s in enumerate(lines) if s.strip() and (p, i) not in kind_of]
-        if not live:
-            continue
         texts = {i: _SPACES.sub(" ", lines[i].strip()) for i in live}
         dots = [i for i in live if _DOT_LEADER.match(texts[i])]
         trailing = [
@@ -224,50 +242,77 @@ def detect_boilerplate(
             for i in live
             if i not in dots and _TRAILING_NUMBER.match(texts[i]) and not _FIGURES.search(texts[i])
         ]
-        head = live[:5]
-        has_contents_title = any(_CONTENTS_TITLE.match(texts[i]) for i in head)
-        has_index_title = any(_INDEX_TITLE.match(texts[i]) for i in head)
-        tocish = len(dots) + len(trailing)
-        front = p < max(15, n_pages // 5)
-        back = p >= n_pages * 0.6
+        return cls(p, count, texts, dots, trailing)
 
-        index_like = [
+    def titled(self, title: re.Pattern[str]) -> bool:
+        return any(title.match(t) for t in list(self.texts.values())[:5])
+
+    def index_lines(self) -> list[int]:
+        return [
             i
-            for i in live
-            if _INDEX_ENTRY.match(texts[i]) or _INDEX_MISC.match(texts[i]) or i in dots
+            for i, t in self.texts.items()
+            if _INDEX_ENTRY.match(t) or _INDEX_MISC.match(t) or i in self.dots
         ]
-        index_share = len(index_like) / len(live)
-        if back and has_index_title and index_share >= 0.5 and len(index_like) >= 6:
-            in_index = True
-        elif in_index and not (index_share >= 0.5 and len(index_like) >= 4):
-            in_index = False
+
+
+def _mark_front_and_back_matter(pages: Sequence[Sequence[str]], kind_of: Marks) -> None:
+    """Table-of-contents entries, back-of-book index pages and copyright lines."""
+    in_index = False
+    for p, lines in enumerate(pages):
+        page = _Page.of(p, lines, len(pages), kind_of)
+        if not page.texts:
+            continue
+        in_index = _index_continues(page, in_index)
         if in_index:
-            for i in live:
-                if not _INDEX_TITLE.match(texts[i]):
+            for i, t in page.texts.items():
+                if not _INDEX_TITLE.match(t):
                     kind_of[(p, i)] = "index"
             continue
+        _mark_contents(page, kind_of)
+        if p < 5 or p >= len(pages) - 2:
+            _mark_copyright(page, kind_of)
 
-        toc_page = tocish >= 4 and tocish / len(live) >= 0.5 and (front or has_contents_title)
-        if toc_page:
-            marked = sorted({*dots, *trailing})
-            for i in marked:
-                kind_of[(p, i)] = "toc"
-            # wrapped entry titles between two entries
-            for a, b in itertools.pairwise(marked):
-                for i in range(a + 1, b):
-                    if i in texts and len(texts[i]) <= 90 and not _CONTENTS_TITLE.match(texts[i]):
-                        kind_of[(p, i)] = "toc"
-        elif len(dots) >= 2:
-            for i in dots:
-                kind_of[(p, i)] = "toc"
 
-        if p < 5 or p >= n_pages - 2:
-            for i in live:
-                if (p, i) in kind_of or len(texts[i]) > 160:
-                    continue
-                if _COPYRIGHT.search(texts[i]) or _ISBN.search(texts[i]):
-                    kind_of[(p, i)] = "copyright"
+def _index_continues(page: _Page, in_index: bool) -> bool:
+    """An index starts on a titled page in the back matter and runs while pages look like
+    index entries."""
+    index_like = page.index_lines()
+    share = len(index_like) / len(page.texts)
+    back = page.number >= page.count * 0.6
+    if back and page.titled(_INDEX_TITLE) and share >= 0.5 and len(index_like) >= 6:
+        return True
+    return in_index and share >= 0.5 and len(index_like) >= 4
 
+
+def _mark_contents(page: _Page, kind_of: Marks) -> None:
+    """A contents page (mostly entries, in the front matter or titled so): its entries
+    and the wrapped titles between them. Elsewhere only dot leaders, two or more."""
+    tocish = len(page.dots) + len(page.trailing)
+    front = page.number < max(15, page.count // 5)
+    p = page.number
+    if tocish >= 4 and tocish / len(page.texts) >= 0.5 and (front or page.titled(_CONTENTS_TITLE)):
+        marked = sorted({*page.dots, *page.trailing})
+        for i in marked:
+            kind_of[(p, i)] = "toc"
+        for a, b in itertools.pairwise(marked):
+            for i in range(a + 1, b):
+                t = page.texts.get(i)
+                if t is not None and len(t) <= 90 and not _CONTENTS_TITLE.match(t):
+                    kind_of[(p, i)] = "toc"
+    elif len(page.dots) >= 2:
+        for i in page.dots:
+            kind_of[(p, i)] = "toc"
+
+
+def _mark_copyright(page: _Page, kind_of: Marks) -> None:
+    for i, t in page.texts.items():
+        free = (page.number, i) not in kind_of and len(t) <= 160
+        if free and (_COPYRIGHT.search(t) or _ISBN.search(t)):
+            kind_of[(page.number, i)] = "copyright"
+
+
+def _split(pages: Sequence[Sequence[str]], kind_of: Marks) -> BoilerplateResult:
+    """The lines kept per page (with their indices) and the lines removed."""
     kept: list[tuple[str, ...]] = []
     kept_idx: list[tuple[int, ...]] = []
     removed: list[RemovedLine] = []

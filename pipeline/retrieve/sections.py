@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import RetrievalError
+from ..index.records import DocumentRecord, Status
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
 from ..inputs import check_id
@@ -65,9 +65,9 @@ def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
     return by_index.get(index - 1), by_index.get(index + 1)
 
 
-def list_documents(store: Store, *, limit: int = 250) -> list[dict[str, Any]]:
+def list_documents(store: Store, *, limit: int = 250) -> list[DocumentRecord]:
     """Indexed documents (through search, so a search-only key suffices)."""
-    out: list[dict[str, Any]] = []
+    out: list[DocumentRecord] = []
     page = 1
     while len(out) < limit:
         res = store.search(
@@ -79,7 +79,7 @@ def list_documents(store: Store, *, limit: int = 250) -> list[dict[str, Any]]:
                 "sort_by": "ingested_at:desc",
             },
         )
-        hits = [h["document"] for h in res.get("hits", [])]
+        hits = [DocumentRecord.from_store(h["document"]) for h in res.get("hits", [])]
         out.extend(hits)
         if len(hits) == 0 or len(out) >= int(res.get("found", 0)):
             break
@@ -171,7 +171,7 @@ class DocumentInfo:
     title: str
     path: str
     format: str
-    status: str
+    status: Status
     pages: int | None
     sections: int
     snippets: int
@@ -179,18 +179,18 @@ class DocumentInfo:
     ingested_at: int
 
     @classmethod
-    def of(cls, record: dict[str, Any]) -> DocumentInfo:
+    def of(cls, record: DocumentRecord) -> DocumentInfo:
         return cls(
-            doc_id=record["doc_id"],
-            title=record.get("title") or "",
-            path=record["path"],
-            format=record.get("format") or "",
-            status=record["status"],
-            pages=record.get("pages"),
-            sections=int(record.get("sections") or 0),
-            snippets=int(record.get("snippets") or 0),
-            error=record.get("error") or "",
-            ingested_at=int(record.get("ingested_at") or 0),
+            doc_id=record.doc_id,
+            title=record.title,
+            path=record.path,
+            format=record.format,
+            status=record.status,
+            pages=record.pages,
+            sections=record.sections,
+            snippets=record.snippets,
+            error=record.error or "",
+            ingested_at=record.ingested_at,
         )
 
 

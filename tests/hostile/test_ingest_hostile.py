@@ -170,7 +170,7 @@ def test_supervise_kills_and_replaces_a_hung_worker() -> None:
     )
     assert time.monotonic() - t0 < 10
     assert out[0] == 0.0 and out[2:] == [0.1, 0.2]
-    assert out[1] == (30.0, "extract", "timed out after 1 s (--file-timeout)")
+    assert out[1] == (30.0, "extract", "timed out after 1 s (file_timeout)")
 
 
 def test_limits_options() -> None:

@@ -1,0 +1,108 @@
+"""The records Folio stores, typed: one per file (``folio_documents``) and one per chunk
+(``folio_chunks``). Their fields are the collections' schemas (``schemas/*.json``); a test
+holds the two together."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, ClassVar, Literal, get_args
+
+from ..model import Chunk
+
+Status = Literal["indexing", "complete", "empty", "failed", "duplicate"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+DONE: frozenset[Status] = frozenset({"complete", "empty"})
+# Breadcrumb levels stored as facet fields of their own (crumb_1 … crumb_3).
+CRUMB_LEVELS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One file of the library. ``id`` is the content hash (``doc_id``) for the file that
+    holds the content, ``copy-…`` for another file with the same bytes (a duplicate)."""
+
+    id: str
+    doc_id: str
+    path: str
+    title: str
+    format: str
+    bytes: int
+    sha256: str
+    status: Status
+    sections: int = 0
+    snippets: int = 0
+    ingested_at: int = 0
+    config: str | None = None  # the chunking fingerprint it was made with
+    author: str | None = None
+    pages: int | None = None
+    backend: str | None = None
+    heading_mode: str | None = None
+    error: str | None = None
+    stage: str | None = None
+    page_map: str | None = None  # JSON [[number, label, char_start, char_end], ...]
+
+    @classmethod
+    def from_store(cls, stored: Mapping[str, Any]) -> DocumentRecord:
+        """A record as Typesense returns it (optional fields may be absent; unknown
+        fields, from another Folio version, are left out)."""
+        names = {f.name for f in fields(cls)}
+        values = {k: v for k, v in stored.items() if k in names}
+        status = str(values.get("status", ""))
+        if status not in STATUSES:
+            raise ValueError(f"document record {stored.get('id')!r}: unknown status {status!r}")
+        return cls(**values)
+
+    def to_store(self) -> dict[str, Any]:
+        """The Typesense document: optional fields left out when unset."""
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+    def with_status(self, status: Status, **changes: Any) -> DocumentRecord:
+        return replace(self, status=status, **changes)
+
+    @property
+    def is_copy(self) -> bool:
+        return self.id != self.doc_id
+
+    @property
+    def chunks(self) -> int:
+        return self.sections + self.snippets
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """A chunk as stored: the chunk's contract fields, the document's format, its first
+    breadcrumb levels as facets and, when dense retrieval is on, its embedding."""
+
+    chunk: Chunk
+    format: str
+    embedding: tuple[float, ...] | None = None
+
+    # Stored fields that are not ``Chunk.to_dict`` keys.
+    EXTRA: ClassVar[tuple[str, ...]] = (
+        "format",
+        *(f"crumb_{n}" for n in range(1, CRUMB_LEVELS + 1)),
+        "embedding",
+    )
+
+    @classmethod
+    def from_chunk(cls, chunk: Chunk, fmt: str) -> ChunkRecord:
+        return cls(chunk, fmt)
+
+    def to_store(self) -> dict[str, Any]:
+        """The Typesense document: nulls dropped (optional fields), front matter as
+        JSON text."""
+        doc = self.chunk.to_dict()
+        doc["format"] = self.format
+        for key in ("parent_id", "page_start", "page_end"):
+            if doc[key] is None:
+                del doc[key]
+        fm = doc.pop("frontmatter")
+        if fm is not None:
+            doc["frontmatter"] = json.dumps(fm, ensure_ascii=False, sort_keys=True)
+        for level, title in enumerate(self.chunk.breadcrumb[1 : CRUMB_LEVELS + 1], start=1):
+            doc[f"crumb_{level}"] = title
+        if self.embedding is not None:
+            doc["embedding"] = list(self.embedding)
+        return doc
