@@ -39,7 +39,7 @@ out = Console()
 
 def _store(args: argparse.Namespace) -> Store:
     secure_home(folio_home())  # a home made by an older Folio is tightened here
-    return Store(load_server_settings(getattr(args, "config", None)))
+    return Store.connect(load_server_settings(getattr(args, "config", None)))
 
 
 def _non_negative(kind: type[float] | type[int]) -> Any:
@@ -271,7 +271,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             return 0
     else:
         info["server"] = {"embedded": False, "nodes": [n.url() for n in settings.nodes]}
-    store = Store(settings)
+    store = Store.connect(settings)
     store.ensure_collections()
     info["collections"] = {
         name: {"collection": store.alias_target(name), "documents": store.count(name)}

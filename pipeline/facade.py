@@ -67,14 +67,15 @@ class Library:
             if not key:
                 raise ConfigError("api_key", "an external Typesense server needs an API key")
             settings = replace(settings, nodes=nodes, api_key=key)
-        store = Store(settings)
+        store = Store.connect(settings)
         store.ensure_collections()
         return cls(store)
 
     def read_only(self) -> Library:
         """This library through a scoped search-only key (created once per server and
         kept 0600 under ``$FOLIO_HOME``): every write is refused by Typesense itself."""
-        return Library(Store(self.store.settings, api_key=search_only_key(self.store)))
+        key = search_only_key(self.store)
+        return Library(Store(self.store.settings, nodes=self.store.nodes, api_key=key))
 
     # -- writing ---------------------------------------------------------------------------
     def ingest(

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .catalog import Found, Plan, copy_id, is_legacy, plan
 from .chunk.tiers import chunk_document
@@ -220,6 +220,19 @@ def _failed(work: Found, stage: str, reason: str, seconds: float) -> _Result:
     )
 
 
+class Sink(Protocol):
+    """Where the index thread hands results: ``_Indexer`` writes them to Typesense."""
+
+    @property
+    def pending(self) -> int:
+        """Chunks taken but not sent yet."""
+        ...
+
+    def add(self, result: _Result) -> None: ...
+
+    def flush(self, final: bool = True) -> None: ...
+
+
 class _Indexer:
     """Streams chunk batches across documents; completes a document when all of its
     chunks are acknowledged."""
@@ -241,6 +254,10 @@ class _Indexer:
         self.batch: list[dict[str, Any]] = []
         self.waiting: dict[str, tuple[_Result, int]] = {}  # doc_id -> (result, chunks left)
         self.records: list[DocumentRecord] = []
+
+    @property
+    def pending(self) -> int:
+        return len(self.batch)
 
     def add(self, result: _Result) -> None:
         if result.failure is not None:  # its record goes out with the next batch
@@ -333,7 +350,7 @@ class _IndexThread:
     """
 
     def __init__(
-        self, indexer: _Indexer, limit: int = 4 * BATCH_SIZE, min_batch: int = MIN_BATCH
+        self, indexer: Sink, limit: int = 4 * BATCH_SIZE, min_batch: int = MIN_BATCH
     ) -> None:
         self.indexer = indexer
         self.limit = limit
@@ -393,7 +410,7 @@ class _IndexThread:
                     idle = not self.items
                     self.cond.notify_all()
                 self.indexer.add(result)
-                if idle and len(self.indexer.batch) >= self.min_batch:
+                if idle and self.indexer.pending >= self.min_batch:
                     # nothing else waiting: keep Typesense busy rather than let it idle
                     # until a full batch has been chunked (matters at the start of a run)
                     self.indexer.flush(final=False)

@@ -58,10 +58,10 @@ def build_server(config_path: str | None = None, *, key_seconds: int = SCOPED_KE
             "`folio mcp` needs the MCP SDK: pip install 'folio-pipeline[mcp]'"
         ) from exc
     settings = load_server_settings(config_path)
-    admin = Store(settings)
+    admin = Store.connect(settings)
     admin.ensure_collections()
     key = renewing_key(admin, key_seconds)
-    store = Store(settings, api_key=key.current())
+    store = Store(settings, nodes=admin.nodes, api_key=key.current())
     reported = _reported(key, store)
     app = MCPServer(name="folio", instructions=INSTRUCTIONS)
 

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 import pytest
 
+from pipeline import chunk_markdown
+from pipeline.index.records import ChunkRecord
 from pipeline.ingest import _IndexThread, _Result
+
+CHUNK = ChunkRecord.from_chunk(chunk_markdown("# A\n\ntext\n")[0], "markdown")
 
 
 class Recorder:
     """Takes results like ``_Indexer`` does; ``add`` waits for ``gate`` when it is set up."""
 
     def __init__(self, fail_on: str | None = None) -> None:
-        self.batch: list[dict[str, Any]] = []
+        self.batch: list[ChunkRecord] = []
         self.added: list[str] = []
         self.flushes = 0
         self.finals = 0
@@ -32,6 +35,10 @@ class Recorder:
         self.added.append(result.path)
         self.batch.extend(result.chunks)
 
+    @property
+    def pending(self) -> int:
+        return len(self.batch)
+
     def flush(self, final: bool = True) -> None:
         self.flushes += 1
         self.finals += final
@@ -39,8 +46,7 @@ class Recorder:
 
 
 def result(name: str, chunks: int) -> _Result:
-    docs = [{"id": f"{name}-{i}", "doc_id": name} for i in range(chunks)]
-    return _Result(name, name, 1, {"id": name}, docs, None, 0.0, 0.0)
+    return _Result(name, name, 1, None, [CHUNK] * chunks, None, 0.0, 0.0)
 
 
 def put_in_thread(writer: _IndexThread, item: _Result) -> threading.Thread:
@@ -52,7 +58,7 @@ def put_in_thread(writer: _IndexThread, item: _Result) -> threading.Thread:
 def test_put_waits_while_the_queue_holds_its_limit_of_chunks() -> None:
     rec = Recorder()
     rec.gate = threading.Event()
-    writer = _IndexThread(rec, limit=10, min_batch=10**9)  # type: ignore[arg-type]
+    writer = _IndexThread(rec, limit=10, min_batch=10**9)
     writer.put(result("a", 1))  # taken by the thread, which then waits on the gate
     deadline = time.monotonic() + 5
     while writer.items and time.monotonic() < deadline:
@@ -72,7 +78,7 @@ def test_put_waits_while_the_queue_holds_its_limit_of_chunks() -> None:
 
 def test_a_result_larger_than_the_limit_goes_through_alone() -> None:
     rec = Recorder()
-    writer = _IndexThread(rec, limit=5)  # type: ignore[arg-type]
+    writer = _IndexThread(rec, limit=5)
     writer.put(result("big", 50))
     writer.put(result("small", 1))
     writer.finish()
@@ -81,7 +87,7 @@ def test_a_result_larger_than_the_limit_goes_through_alone() -> None:
 
 def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
     rec = Recorder(fail_on="b")
-    writer = _IndexThread(rec)  # type: ignore[arg-type]
+    writer = _IndexThread(rec)
     writer.put(result("a", 2))
     writer.put(result("b", 2))
     with pytest.raises(RuntimeError, match="store refused b"):
@@ -94,7 +100,7 @@ def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
 def test_abandon_leaves_queued_results_unindexed() -> None:
     rec = Recorder()
     rec.gate = threading.Event()
-    writer = _IndexThread(rec)  # type: ignore[arg-type]
+    writer = _IndexThread(rec)
     for name in "abc":
         writer.put(result(name, 1))
     deadline = time.monotonic() + 5
@@ -110,7 +116,7 @@ def test_abandon_leaves_queued_results_unindexed() -> None:
 
 def test_idle_thread_sends_a_partial_batch_early() -> None:
     rec = Recorder()
-    writer = _IndexThread(rec, min_batch=3)  # type: ignore[arg-type]
+    writer = _IndexThread(rec, min_batch=3)
     writer.put(result("a", 3))
     deadline = time.monotonic() + 5
     while rec.flushes == 0 and time.monotonic() < deadline:

@@ -110,3 +110,20 @@ def test_admin_key_never_in_argv_output_or_logs(tmp_path: Path) -> None:
                 assert key.encode() not in f.read_bytes(), f
     finally:
         server.stop(home)
+
+
+def test_constructing_a_store_starts_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only ``Store.connect`` starts the embedded server; the constructor talks to the
+    nodes it is given."""
+    monkeypatch.setenv("FOLIO_HOME", str(tmp_path))
+    with pytest.raises(StoreError, match="Store.connect"):
+        Store(ServerSettings())
+    assert server.running(tmp_path) is None
+    store = Store.connect(ServerSettings())
+    try:
+        assert server.running(tmp_path) is not None
+        assert store.nodes == (server.start(tmp_path).node,)
+    finally:
+        assert server.stop(tmp_path) is True

@@ -52,16 +52,30 @@ class ImportFailure:
 class Store:
     """One Typesense server or cluster; collections are resolved through aliases."""
 
-    def __init__(self, settings: ServerSettings, *, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        settings: ServerSettings,
+        *,
+        nodes: tuple[Node, ...] = (),
+        api_key: str | None = None,
+    ) -> None:
+        """A client of ``nodes`` (by default the settings' own) with ``api_key``; nothing
+        is started here: ``connect`` starts the embedded server."""
         self.settings = settings
-        nodes = settings.nodes
+        nodes = nodes or settings.nodes
         key = api_key or settings.api_key
-        if settings.embedded:
-            running = server.start()
-            nodes = (running.node,)
-            key = api_key or running.api_key
-        assert key is not None
+        if not nodes or not key:
+            raise StoreError("no Typesense node or API key given (Store.connect starts one)")
         self._connect(nodes, key)
+
+    @classmethod
+    def connect(cls, settings: ServerSettings, *, api_key: str | None = None) -> Store:
+        """The store ``settings`` name; the embedded server is started first when it is
+        not running."""
+        if not settings.embedded:
+            return cls(settings, api_key=api_key)
+        running = server.start()
+        return cls(settings, nodes=(running.node,), api_key=api_key or running.api_key)
 
     def _connect(self, nodes: tuple[Node, ...], key: str) -> None:
         self.api_key = key
@@ -106,7 +120,7 @@ class Store:
 
     @classmethod
     def open(cls, config_path: str | None = None) -> Store:
-        return cls(load_server_settings(config_path))
+        return cls.connect(load_server_settings(config_path))
 
     def identity(self) -> str:
         """A short name for this store (the embedded server, or a remote one's URLs)

@@ -200,7 +200,7 @@ with tempfile.NamedTemporaryFile("w", suffix=".md") as fh:  # lazy imports happe
     fh.write("# Warm\n\nup.\n")                          # nobody may not read the stdlib
     fh.flush()
     pipeline.chunk_file(fh.name)
-store = Store(load_server_settings(None))
+store = Store.connect(load_server_settings(None))
 store.ensure_collections()
 home = tempfile.mkdtemp(prefix="folio-nobody-")  # nobody's own state (the library lock)
 os.chown(home, 65534, 65534)
