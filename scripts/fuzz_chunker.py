@@ -21,10 +21,11 @@ from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from pipeline import make_config  # noqa: E402
-from pipeline.chunk.tiers import chunk_document, uses_mdx  # noqa: E402
+from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.invariants import check_chunks  # noqa: E402
 from pipeline.model import Document  # noqa: E402
 from pipeline.parse.blocks import parse_markdown  # noqa: E402
+from pipeline.parse.document import uses_mdx  # noqa: E402
 from tests.strategies import fuzz_doc, normalized  # noqa: E402
 
 CONFIGS = [

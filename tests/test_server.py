@@ -118,7 +118,7 @@ def test_constructing_a_store_starts_nothing(
     """Only ``Store.connect`` starts the embedded server; the constructor talks to the
     nodes it is given."""
     monkeypatch.setenv("FOLIO_HOME", str(tmp_path))
-    with pytest.raises(StoreError, match="Store.connect"):
+    with pytest.raises(StoreError, match=r"Store\.connect"):
         Store(ServerSettings())
     assert server.running(tmp_path) is None
     store = Store.connect(ServerSettings())

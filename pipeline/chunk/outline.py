@@ -1,6 +1,6 @@
 """The heading tree the chunker works from, with page ranges and chunk counts.
 
-Built from the same heading sections ``chunk_document`` packs, so what ``folio outline``
+Built from the same heading sections (``parse``) the chunker packs, so what ``folio outline``
 shows is what ``folio chunk`` cuts along.
 """
 
@@ -13,7 +13,8 @@ from typing import Any
 
 from ..config import ChunkConfig
 from ..model import Chunk, Document, HeadingMode
-from .tiers import chunk_document, prepare
+from ..parse.document import parse
+from .tiers import chunk_parsed
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +49,8 @@ class DocumentOutline:
 def document_outline(doc: Document, config: ChunkConfig | None = None) -> DocumentOutline:
     """The heading tree of ``doc`` as the chunker reads it, and how it was chunked."""
     config = config or ChunkConfig()
-    d = prepare(doc, config)
-    chunks = chunk_document(doc, config)
+    d = parse(doc, config)
+    chunks = chunk_parsed(d, config)
     heads = [s for s in d.sections if s.level > 0]
     starts = [d.blocks[s.first_block].start for s in heads]
     nodes: list[OutlineNode] = []

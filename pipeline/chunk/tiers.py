@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
-
-import yaml
+from collections.abc import Sequence
+from dataclasses import replace
 
 from ..config import ChunkConfig
-from ..model import Block, Chunk, Document, HeadingMode, Tier
-from ..parse.blocks import parse_markdown
-from ..parse.headings import TITLE_SEARCH_LINES, apply_heuristics, parse_text, title_line
+from ..model import Block, Chunk, Document, Tier
+from ..parse.document import HeadingSection, ParsedDocument, parse
 from ..parse.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
@@ -26,39 +21,8 @@ from .tokens import TokenCounter, make_counter
 from .units import Unit
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
-MIN_HEADINGS_FOR_MARKDOWN = 3
 _MAX_REFITS = 6
 _TF_CACHE = 64
-
-
-@dataclass(frozen=True, slots=True)
-class HeadingSection:
-    """The blocks under one heading (or before the first): the unit of structure."""
-
-    level: int  # 0 for the preamble before any heading
-    title: str
-    breadcrumb: tuple[str, ...]  # document title first
-    first_block: int
-    end_block: int  # exclusive
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedDoc:
-    """Everything the tier builders share about one parsed document."""
-
-    src: str
-    blocks: list[Block]
-    starts: array[int]
-    sections: list[HeadingSection]
-    section_of: array[int]  # block index -> heading section index
-    df: Counter[str]
-    doc_id: str
-    source: str
-    title: str
-    page_starts: list[int]
-    page_numbers: list[int]
-    frontmatter: Mapping[str, Any] | None
-    heading_mode: HeadingMode
 
 
 def chunk_document(
@@ -66,60 +30,26 @@ def chunk_document(
 ) -> list[Chunk]:
     """Sections and their snippets for one document, in reading order."""
     config = config or ChunkConfig()
+    return chunk_parsed(parse(doc, config), config, counter)
+
+
+def chunk_parsed(
+    d: ParsedDocument, config: ChunkConfig | None = None, counter: TokenCounter | None = None
+) -> list[Chunk]:
+    """``chunk_document`` for a document already parsed."""
+    config = config or ChunkConfig()
     counter = counter or make_counter(config)
-    d = prepare(doc, config)
-    builder = _Builder(d, config, counter)
-    return builder.build()
+    return _Builder(d, config, counter).build()
 
 
-def uses_mdx(doc: Document, config: ChunkConfig) -> bool:
-    """Whether ``doc`` is parsed with the MDX block rules under ``config``."""
-    return config.mdx == "on" or (config.mdx == "auto" and doc.format == "mdx")
-
-
-def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
-    """Blocks, heading mode, title and heading sections: the structure that is chunked."""
-    src = doc.text
-    mode: HeadingMode
-    if doc.markup == "markdown":
-        blocks, starts = parse_markdown(src, mdx=uses_mdx(doc, config))
-        n_headings = sum(1 for b in blocks if b.kind == "heading")
-        mode = doc.heading_mode or (
-            "markdown" if n_headings >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic"
-        )
-        if doc.heading_mode is None and mode == "heuristic":
-            blocks = apply_heuristics(src, blocks)
-    else:
-        given = doc.heading_mode is not None
-        blocks, starts, atx = parse_text(src, heuristics=False if given else None)
-        mode = doc.heading_mode or ("markdown" if atx >= MIN_HEADINGS_FOR_MARKDOWN else "heuristic")
-    frontmatter: Mapping[str, Any] | None = None
-    if blocks and blocks[0].kind == "frontmatter":
-        frontmatter = _read_frontmatter(src[blocks[0].start : blocks[0].end])
-        if config.frontmatter == "strip":
-            frontmatter = None
-    title = _document_title(doc, src, blocks, frontmatter)
-    sections, section_of = _heading_sections(blocks, title, config.heading_depth)
+def document_frequencies(d: ParsedDocument) -> Counter[str]:
+    """In how many heading sections each term occurs (the concepts' IDF)."""
     # Document frequencies only: per-section term counts are recounted when needed,
     # which costs one more pass over the text but keeps memory flat on huge files.
     df: Counter[str] = Counter()
-    for sec in sections:
-        df.update(_section_terms(src, blocks, sec).keys())
-    return ParsedDoc(
-        src=src,
-        blocks=blocks,
-        starts=starts,
-        sections=sections,
-        section_of=section_of,
-        df=df,
-        doc_id=doc.doc_id or hashlib.sha256(src.encode("utf-8", "surrogatepass")).hexdigest(),
-        source=doc.source,
-        title=title,
-        page_starts=[p.char_start for p in doc.pages],
-        page_numbers=[p.number for p in doc.pages],
-        frontmatter=frontmatter,
-        heading_mode=mode,
-    )
+    for sec in d.sections:
+        df.update(_section_terms(d.src, d.blocks, sec).keys())
+    return df
 
 
 def _section_terms(src: str, blocks: Sequence[Block], sec: HeadingSection) -> Counter[str]:
@@ -128,83 +58,10 @@ def _section_terms(src: str, blocks: Sequence[Block], sec: HeadingSection) -> Co
     return term_counts(src[blocks[sec.first_block].start : blocks[sec.end_block - 1].end])
 
 
-def _read_frontmatter(raw: str) -> Mapping[str, Any]:
-    """YAML between the fences; anything unreadable is kept raw rather than lost."""
-    body = raw.split("\n", 1)[1] if "\n" in raw else ""
-    body = body.rsplit("\n", 1)[0] if body.rstrip().endswith(("---", "...")) else body
-    try:
-        # libyaml's loader when PyYAML was built with it: ~10x faster on every document.
-        data = yaml.load(body, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
-        return {"_raw": body}
-    if isinstance(data, dict):
-        return {str(k): _jsonable(v) for k, v in data.items()}
-    return {"_raw": body} if body.strip() else {}
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    return str(value)
-
-
-def _document_title(
-    doc: Document, src: str, blocks: Sequence[Block], frontmatter: Mapping[str, Any] | None
-) -> str:
-    if frontmatter and isinstance(frontmatter.get("title"), str) and frontmatter["title"].strip():
-        return str(frontmatter["title"]).strip()
-    if doc.title:
-        return doc.title
-    first = title_line(src.split("\n", TITLE_SEARCH_LINES)) if doc.markup == "text" else None
-    if first is not None:
-        return first[1]
-    headings = [b for b in blocks if b.kind == "heading"]
-    for b in headings:
-        if b.level == 1 and b.title:
-            return b.title
-    if headings and headings[0].title:
-        return headings[0].title
-    stem = doc.source.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-    return stem or "Untitled"
-
-
-def _heading_sections(
-    blocks: Sequence[Block], title: str, depth: int
-) -> tuple[list[HeadingSection], array[int]]:
-    """Breadcrumb stack: a heading of level L pops every open level >= L (so an H1
-    clears the stack); skipped levels are kept as observed."""
-    sections: list[HeadingSection] = []
-    section_of = array("q", [0]) * len(blocks)
-    stack: list[tuple[int, str]] = []
-    current = HeadingSection(0, title, (title,), 0, 0)
-    for i, b in enumerate(blocks):
-        if b.kind == "heading" and 1 <= b.level <= depth:
-            if current.end_block > current.first_block:
-                sections.append(current)
-            while stack and stack[-1][0] >= b.level:
-                stack.pop()
-            stack.append((b.level, b.title))
-            titles = [t for _, t in stack]
-            if titles and titles[0] == title:
-                titles = titles[1:]  # the document title is already first
-            crumb = (title, *titles)
-            current = HeadingSection(b.level, b.title, crumb, i, i)
-        current = HeadingSection(
-            current.level, current.title, current.breadcrumb, current.first_block, i + 1
-        )
-        section_of[i] = len(sections)
-    if current.end_block > current.first_block:
-        sections.append(current)
-    return sections, section_of
-
-
 class _Builder:
-    def __init__(self, d: ParsedDoc, config: ChunkConfig, counter: TokenCounter) -> None:
+    def __init__(self, d: ParsedDocument, config: ChunkConfig, counter: TokenCounter) -> None:
         self.d = d
+        self.df = document_frequencies(d)
         self.config = config
         self.counter = counter
         self.additive = bool(getattr(counter, "additive", False))
@@ -248,7 +105,7 @@ class _Builder:
         is modest, never less than the shortest form, and never over half a snippet
         (``fit_prefix`` shortens it to fit what packing left, cutting overlong titles)."""
         path = s.breadcrumb[1:]
-        concepts = top_terms(self._tf(index), self.d.df, len(self.d.sections), self.config.concepts)
+        concepts = top_terms(self._tf(index), self.df, len(self.d.sections), self.config.concepts)
         count = self._prefix_counter.count
         d = self.d
         tables = [
@@ -481,7 +338,7 @@ class _Builder:
         tf: Counter[str] = Counter()
         for g in seen:
             tf.update(self._tf(g))
-        concepts = top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
+        concepts = top_terms(tf, self.df, len(self.d.sections), self.config.concepts)
         self._last_concepts = (seen, concepts)
         return concepts
 

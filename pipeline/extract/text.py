@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import EmptyDocumentError, EncodingError
 from ..model import Document, OutlineEntry
-from ..parse.headings import ATX, MIN_ATX_HEADINGS, find_headings, title_line
+from ..parse.headings import ATX, MIN_HEADINGS, find_headings, title_line
 
 MARKDOWN_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx"}
 TEXT_SUFFIXES = {".txt": "text", ".text": "text"}
@@ -52,7 +52,7 @@ def flat_text_document(text: str, source: str) -> Document:
     lines = text.split("\n")
     first = title_line(lines)
     title = first[1] if first else ""
-    if sum(1 for line in lines if ATX.match(line)) >= MIN_ATX_HEADINGS:
+    if sum(1 for line in lines if ATX.match(line)) >= MIN_HEADINGS:
         return Document(text, source, "text", "text", title, heading_mode="markdown")
     found = find_headings(lines)
     for i, level, _ in found:

@@ -1,1 +1,1 @@
-"""Parsing stages: markdown blocks, flat-text headings, boilerplate."""
+"""The parse stage (``parse.document.parse``): markdown blocks, headings, titles, boilerplate."""

@@ -60,7 +60,7 @@ _SMALL_WORDS = frozenset(
 )
 _END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", '"', "”", ")")
 MAX_HEADING_CHARS = 90
-MIN_ATX_HEADINGS = 3  # fewer ATX lines than this: the heuristics decide
+MIN_HEADINGS = 3  # fewer markdown (ATX) headings than this: the heuristics decide
 MAX_HEADING_WORDS = 12
 
 
@@ -194,7 +194,7 @@ def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block]
             blocks.append(Block("code", fence.start, fence.end, first, last, lang=fence.lang))
             pos = fence.end
     atx = sum(1 for b in blocks if b.kind == "heading")
-    use_heuristics = atx < MIN_ATX_HEADINGS if heuristics is None else heuristics
+    use_heuristics = atx < MIN_HEADINGS if heuristics is None else heuristics
     if use_heuristics:
         blocks = apply_heuristics(src, blocks)
     return blocks, starts, atx
