@@ -36,22 +36,29 @@ class Hit:
     score: float
 
 
+def _placed(d: dict[str, Any]) -> dict[str, Any]:
+    """The fields that say which chunk a stored document is and where it sits."""
+    return {
+        "id": d["id"],
+        "doc_id": d["doc_id"],
+        "doc_title": d["doc_title"],
+        "source": d["source"],
+        "parent_id": d.get("parent_id"),
+        "breadcrumb": tuple(d["breadcrumb"]),
+        "page_start": d.get("page_start"),
+        "page_end": d.get("page_end"),
+        "char_start": int(d["char_start"]),
+        "char_end": int(d["char_end"]),
+    }
+
+
 def to_hit(d: dict[str, Any], *, highlight: str = "", score: float = 0.0) -> Hit:
     """A hit from a stored chunk document (``HIT_FIELDS``)."""
     return Hit(
-        id=d["id"],
-        doc_id=d["doc_id"],
-        doc_title=d["doc_title"],
-        source=d["source"],
+        **_placed(d),
         tier=d["tier"],
-        parent_id=d.get("parent_id"),
-        breadcrumb=tuple(d["breadcrumb"]),
         section_title=d["section_title"],
         content_hints=tuple(d["content_hints"]),
-        page_start=d.get("page_start"),
-        page_end=d.get("page_end"),
-        char_start=int(d["char_start"]),
-        char_end=int(d["char_end"]),
         highlight=highlight or d["text"][:240],
         text=d["text"],
         score=score,
@@ -79,19 +86,7 @@ class StoredChunk:
     def of(cls, d: dict[str, Any]) -> StoredChunk:
         text = str(d["text"])
         body = text[int(d["prefix_chars"]) : len(text) - int(d["suffix_chars"])]
-        return cls(
-            id=d["id"],
-            doc_id=d["doc_id"],
-            doc_title=d["doc_title"],
-            source=d["source"],
-            parent_id=d.get("parent_id"),
-            breadcrumb=tuple(d["breadcrumb"]),
-            page_start=d.get("page_start"),
-            page_end=d.get("page_end"),
-            char_start=int(d["char_start"]),
-            char_end=int(d["char_end"]),
-            body=body,
-        )
+        return cls(**_placed(d), body=body)
 
     def span(self, a: int, b: int) -> str:
         """The source text of ``[a, b)``, a range inside this chunk."""
