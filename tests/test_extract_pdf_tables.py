@@ -10,9 +10,10 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
+from pipeline.extract.gfm import pipe_table  # noqa: E402
 from pipeline.extract.layout import Line  # noqa: E402
 from pipeline.extract.pdf import read_pdf  # noqa: E402
-from pipeline.extract.pdf_tables import find_tables, to_markdown  # noqa: E402
+from pipeline.extract.pdf_tables import find_tables  # noqa: E402
 
 INTRO = (
     "Some paragraph text before the table that is long enough to wrap over more than one "
@@ -163,5 +164,5 @@ def test_find_tables_columns_must_line_up() -> None:
     assert not find_tables(good, blocked={1})  # a heading line inside: no table
 
 
-def test_to_markdown_pads_and_escapes() -> None:
-    assert to_markdown([("a", "b|c"), ("1",)]) == "| a | b\\|c |\n|---|---|\n| 1 |  |"
+def test_pipe_table_pads_and_escapes() -> None:
+    assert pipe_table([("a", "b|c"), ("1",)]) == "| a | b\\|c |\n|---|---|\n| 1 |  |"

@@ -28,6 +28,7 @@ from ..errors import (
 from ..limits import die_with_parent
 from ..model import Document, HeadingMode, OutlineEntry, Page
 from ..parse.boilerplate import detect_boilerplate
+from .gfm import pipe_table
 from .layout import Line, LineCollector, continues, join_pair, page_stats, vocabulary
 from .pdf_headings import (
     HeadingPlan,
@@ -38,7 +39,7 @@ from .pdf_headings import (
     plan_from_outline,
 )
 from .pdf_statements import find_statements
-from .pdf_tables import Table, find_tables, to_markdown
+from .pdf_tables import Table, find_tables
 from .pdf_title import pdf_title
 
 log = logging.getLogger("folio.extract")
@@ -389,7 +390,7 @@ def assemble(
             table = tables.get(i)
             if table is not None:
                 flush()
-                b.table(p, to_markdown(table.rows))
+                b.table(p, pipe_table(table.rows))
                 skip_until = table.end
                 continue
             placed: Placed | None = at.get(i)

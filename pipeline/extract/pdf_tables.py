@@ -110,15 +110,4 @@ def find_tables(lines: Sequence[Line], blocked: Collection[int] = ()) -> dict[in
     return out
 
 
-def to_markdown(rows: Sequence[Sequence[str]]) -> str:
-    """A GFM pipe table, the first row as header; ``|`` in cells escaped."""
-    width = max(len(r) for r in rows)
-
-    def line(cells: Sequence[str]) -> str:
-        padded = [c.replace("|", "\\|") for c in cells] + [""] * (width - len(cells))
-        return "| " + " | ".join(padded) + " |"
-
-    return "\n".join([line(rows[0]), "|" + "|".join(["---"] * width) + "|", *map(line, rows[1:])])
-
-
-__all__ = ["Table", "find_tables", "to_markdown"]
+__all__ = ["Table", "find_tables"]

@@ -10,6 +10,7 @@ from .epub_headings import BookOut, MdBlock
 from .epub_nav import NavEntry
 from .epub_pages import MARKS
 from .epub_xml import BLOCK, HEADINGS, SKIP, WS, attr, local
+from .gfm import pipe_table
 from .xhtml_markers import (
     heading_text,
     is_admonition_label,
@@ -237,20 +238,13 @@ class Converter:
             for td in tr:
                 if local(td) not in {"td", "th"}:
                     continue
-                text = _clean_para(_inline_flat(td)).replace("\n", " ").replace("|", "\\|")
-                cells.append(text)
+                cells.append(_clean_para(_inline_flat(td)).replace("\n", " "))
                 span = attr(td, "colspan")
                 if span.isdigit():
                     cells.extend([""] * (min(int(span), 50) - 1))
             if cells:
                 rows.append(cells)
-        if not rows:
-            return ""
-        width = max(len(r) for r in rows)
-        rows = [r + [""] * (width - len(r)) for r in rows]
-        lines = ["| " + " | ".join(rows[0]) + " |", "|" + "|".join(["---"] * width) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-        return "\n".join(lines)
+        return pipe_table(rows) if rows else ""
 
 
 def _next_block(kids: list[Any], k: int) -> Any:
