@@ -77,3 +77,11 @@ def check_pages(first: int | None, last: int | None) -> None:
         raise InvalidInput(
             f"page range {first} to {last} is empty: the first page comes after the last"
         )
+
+
+def check_range(value: int, what: str, low: int, high: int | None = None) -> int:
+    """A whole number from ``low`` to ``high`` (no upper bound: ``None``)."""
+    if value < low or (high is not None and value > high):
+        allowed = f"from {low} to {high}" if high is not None else f"{low} or more"
+        raise InvalidInput(f"{what} must be {allowed}, not {value}")
+    return value
