@@ -34,9 +34,14 @@ Positive = Annotated[int, _whole(1)]
 PerPage = Annotated[int, _whole(1, MAX_PER_PAGE)]
 
 DOC = (
-    "only this document: its doc_id, the first characters of it (unique among the "
-    "documents, as list_documents shows them) or its file's path"
+    "a document: its doc_id, the first characters of it (unique among the documents, as "
+    "list_documents shows them) or its file's path"
 )
+# The filters search and retrieve share.
+Hints = Annotated[
+    list[Hint] | None, Field(description="only chunks with every one of these content hints")
+]
+InDoc = Annotated[str | None, Field(description=f"only chunks of {DOC}")]
 
 
 class _Record(BaseModel):

@@ -18,7 +18,8 @@ from .mcp_schema import (
     ChunkRef,
     Documents,
     Format,
-    Hint,
+    Hints,
+    InDoc,
     Mode,
     Outline,
     PerPage,
@@ -51,11 +52,9 @@ def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]
     @reported
     def search_library(
         query: Annotated[str, Field(description="a few keywords")],
-        hints: Annotated[
-            list[Hint] | None, Field(description="only chunks with every one of these hints")
-        ] = None,
+        hints: Hints = None,
         tier: Annotated[Tier | None, Field(description="only sections or only snippets")] = None,
-        doc_id: Annotated[str | None, Field(description=DOC)] = None,
+        doc_id: InDoc = None,
         format: Annotated[Format | None, Field(description="only this file format")] = None,
         page_from: Annotated[
             Positive | None, Field(description="only chunks ending on this page or later")
@@ -85,10 +84,8 @@ def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]
     def retrieve_context(
         question: Annotated[str, Field(description="the question, in words")],
         budget: Annotated[Positive, Field(description="tokens of context at most")] = 2000,
-        hints: Annotated[
-            list[Hint] | None, Field(description="only snippets with every one of these hints")
-        ] = None,
-        doc_id: Annotated[str | None, Field(description=DOC)] = None,
+        hints: Hints = None,
+        doc_id: InDoc = None,
         mode: Annotated[
             Mode | None,
             Field(description="ranking (default: hybrid when embeddings are available, "
