@@ -154,7 +154,10 @@ class Library:
         """A section or snippet by id, with its citation and neighbours."""
         shown = show(self.store, chunk_id)
         if shown is None:
-            raise RetrievalError(f"no section or snippet with id {chunk_id}")
+            raise RetrievalError(
+                f"no section or snippet with id {chunk_id}: ids come from search and "
+                "retrieve results"
+            )
         return shown
 
     def document(self, doc: str) -> DocumentInfo:

@@ -127,7 +127,7 @@ def test_mcp_bad_section_ids_are_error_results_and_the_server_lives(
             for bad in ("", "`"):
                 res = await s.call_tool("get_section", {"section_id": bad})
                 assert res.is_error
-                assert "section id" in res.content[0].text, res.content[0].text
+                assert "chunk id" in res.content[0].text, res.content[0].text
             res = await s.call_tool("search", {"query": "ownership", "doc_id": ""})
             assert res.is_error and "doc" in res.content[0].text
             res = await s.call_tool("get_section", {"section_id": "no-such-section"})

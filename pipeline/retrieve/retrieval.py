@@ -12,7 +12,7 @@ from ..index.filters import Filters
 from ..index.lexical import library_state, state_searches
 from ..index.side_index import current
 from ..index.store import Store
-from ..inputs import check_query
+from ..inputs import check_query, check_range
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
@@ -126,8 +126,7 @@ def retrieve(
     range of the document's extracted text. Tokens are counted with ``counter``,
     by default the estimator without bias (WordPiece counts), so the budget is filled.
     """
-    if budget <= 0:
-        raise RetrievalError(f"budget must be positive, got {budget}")
+    check_range(budget, "budget", 1)
     ranking = rank_snippets(store, query, filters, mode)
     ranked = ranking.ranked[:snippets]
     sections = sorted({ranking.parents[r.id] for r in ranked})

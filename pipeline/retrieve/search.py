@@ -11,10 +11,11 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
 from ..index.words import STOPWORDS
-from ..inputs import check_query
+from ..inputs import check_query, check_range
 from .hits import HIT_FIELDS, Hit, to_hit
 
 FACETS = ("content_hints", "tier", "doc_title", "format")
+MAX_PER_PAGE = 250  # Typesense's own limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,8 @@ def search(
     ``contains_table``)."""
     check_query(query)
     filters = filters or Filters()
-    page, per_page = max(1, page), max(1, min(per_page, 250))
+    check_range(page, "page", 1)
+    check_range(per_page, "per_page", 1, MAX_PER_PAGE)
     params = _query_params(query, filters) | {
         "facet_by": ",".join(facets),
         "max_facet_values": 20,

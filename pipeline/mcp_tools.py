@@ -1,0 +1,146 @@
+"""The tools of ``folio mcp``, each a call on the ``Library``; their schemas are in
+``mcp_schema``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from .facade import Library
+from .index.filters import Filters
+from .inputs import check_range
+from .mcp_schema import (
+    DOC,
+    ChunkRef,
+    Documents,
+    Format,
+    Hints,
+    InDoc,
+    Mode,
+    Outline,
+    PerPage,
+    Positive,
+    Retrieved,
+    SearchPage,
+    Section,
+    Tier,
+)
+from .retrieve import Hit
+
+Tool = Callable[..., Any]
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]) -> None:
+    """Registers search, retrieve, get_section, get_outline and list_documents."""
+
+    def resolve(doc: str | None) -> str | None:
+        # A prefix or a path, as list_documents shows them: the filter needs the id.
+        return None if doc is None else library.document(doc).doc_id
+
+    @app.tool(
+        name="search",
+        description="Keyword search (typo tolerant) over the library's chunks: hits with "
+        "breadcrumb, pages, a highlighted excerpt and chunk ids, plus facet counts. Filters "
+        "combine; a value outside a filter's enum is an error naming the allowed values.",
+        annotations=READ_ONLY,
+    )
+    @reported
+    def search_library(
+        query: Annotated[str, Field(description="a few keywords")],
+        hints: Hints = None,
+        tier: Annotated[Tier | None, Field(description="only sections or only snippets")] = None,
+        doc_id: InDoc = None,
+        format: Annotated[Format | None, Field(description="only this file format")] = None,
+        page_from: Annotated[
+            Positive | None, Field(description="only chunks ending on this page or later")
+        ] = None,
+        page_to: Annotated[
+            Positive | None, Field(description="only chunks starting on this page or before")
+        ] = None,
+        page: Annotated[Positive, Field(description="which page of hits")] = 1,
+        per_page: Annotated[PerPage, Field(description="hits per page")] = 10,
+    ) -> SearchPage:
+        filters = Filters(
+            tuple(hints or ()), tier, resolve(doc_id), format, None, page_from, page_to
+        )
+        result = library.search(query, filters, page=page, per_page=per_page)
+        return SearchPage.model_validate(result)
+
+    @app.tool(
+        name="retrieve",
+        description="Context for a question: the best-matching snippets widened to their "
+        "sections (or a window of a section when it does not fit), ranked, without repeated "
+        "text, totalling at most `budget` tokens. Each item has its text and a citation "
+        "(doc title, source path, breadcrumb, pages, char_start/char_end into the "
+        "document's extracted text). The result says which ranking ran.",
+        annotations=READ_ONLY,
+    )
+    @reported
+    def retrieve_context(
+        question: Annotated[str, Field(description="the question, in words")],
+        budget: Annotated[Positive, Field(description="tokens of context at most")] = 2000,
+        hints: Hints = None,
+        doc_id: InDoc = None,
+        mode: Annotated[
+            Mode | None,
+            Field(description="ranking (default: hybrid when embeddings are available, "
+                  "else lexical)"),
+        ] = None,
+    ) -> Retrieved:
+        filters = Filters(tuple(hints or ()), doc=resolve(doc_id))
+        return Retrieved.model_validate(library.retrieve(question, budget, filters, mode=mode))
+
+    @app.tool(
+        name="get_section",
+        description="A section by id (from search or retrieve results; a snippet id gives "
+        "the section holding it): its text, citation, and the sections before and after "
+        "it for expanding.",
+        annotations=READ_ONLY,
+    )
+    @reported
+    def get_section(
+        section_id: Annotated[str, Field(description="a section or snippet id")],
+    ) -> Section:
+        shown = library.show(section_id)
+        if shown.chunk.parent_id is not None:
+            shown = library.show(shown.chunk.parent_id)
+        return Section(
+            section=ChunkRef.model_validate(shown.chunk),
+            text=shown.chunk.text,
+            citation=shown.citation,
+            previous=_ref(shown.previous),
+            next=_ref(shown.next),
+        )
+
+    @app.tool(
+        name="get_outline",
+        description="A document's sections in reading order: ids, breadcrumbs, pages and "
+        "token counts, to pick sections to read with get_section.",
+        annotations=READ_ONLY,
+    )
+    @reported
+    def get_outline(doc_id: Annotated[str, Field(description=DOC)]) -> Outline:
+        document = library.document(doc_id)
+        return Outline(document=document, sections=tuple(library.outline(document.doc_id)))
+
+    @app.tool(
+        name="list_documents",
+        description="The indexed files, newest first: doc_id, title, path, format, pages, "
+        "section and snippet counts, status (and the error of a failed file).",
+        annotations=READ_ONLY,
+    )
+    @reported
+    def list_documents(
+        limit: Annotated[Positive, Field(description="documents at most")] = 100,
+    ) -> Documents:
+        check_range(limit, "limit", 1)
+        return Documents(documents=tuple(library.documents(limit=limit)))
+
+
+def _ref(hit: Hit | None) -> ChunkRef | None:
+    return None if hit is None else ChunkRef.model_validate(hit)
