@@ -58,8 +58,8 @@ from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
 from pipeline.extract.pdf import extract_lines, open_reader  # noqa: E402
 from pipeline.model import Chunk, Document  # noqa: E402
-from pipeline.parse.fences import fenced_lines  # noqa: E402
 from pipeline.parse.headings import parse_text  # noqa: E402
+from pipeline.text.fences import fenced_lines  # noqa: E402
 
 MARKUP = re.compile(
     r"[*`]|\\[^\w\s]|&(?:#\d+|#x[0-9a-f]+|[a-z]+);|</?[a-z][^>]*>|(?<!\w)_|_(?!\w)", re.I

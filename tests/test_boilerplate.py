@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.parse.boilerplate import (
-    detect_boilerplate,
-    is_dot_leader,
-    is_page_number,
-    normalize_repeated,
-)
+from pipeline.extract.boilerplate import detect_boilerplate, normalize_repeated
+from pipeline.text.furniture import is_dot_leader, is_page_number
 
 BODY = [
     "The quick brown fox jumps over the lazy dog and keeps running far away.",

@@ -8,7 +8,8 @@ import pytest
 
 from pipeline import chunk_file, chunk_markdown, chunk_text
 from pipeline.extract.dispatch import extract_path
-from pipeline.parse.headings import find_headings, heading_level, parse_text, title_line
+from pipeline.parse.headings import parse_text
+from pipeline.text.heading_lines import find_headings, heading_level, title_line
 
 
 @pytest.mark.parametrize(

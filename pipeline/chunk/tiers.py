@@ -12,7 +12,7 @@ from dataclasses import replace
 from ..config import ChunkConfig
 from ..model import Block, Chunk, Document, Tier
 from ..parse.document import HeadingSection, ParsedDocument, parse
-from ..parse.lines import line_index
+from ..text.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
 from .pack import pack

@@ -14,8 +14,8 @@ from typing import Any
 
 from ..errors import CorruptFileError, EmptyDocumentError
 from ..model import Document, HeadingMode, OutlineEntry, Page
-from ..parse.boilerplate import empty_record
-from ..parse.titles import norm_title, plain_title
+from ..text.titles import norm_title, plain_title
+from .boilerplate import empty_record
 from .epub_headings import BookOut, MdBlock
 from .epub_nav import Nav, NavEntry, read_nav
 from .epub_pages import mark_pages, page_map, take_marks

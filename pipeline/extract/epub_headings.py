@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..parse import titles
+from ..text import titles
 from .epub_nav import NavEntry
 from .epub_pages import MARKS
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urldefrag
 
-from ..parse.titles import plain_title
+from ..text.titles import plain_title
 from .epub_xml import attr, local, parse_xml, text_of
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import EmptyDocumentError, MarkerUnavailableError
 from ..model import Document, OutlineEntry, Page
-from ..parse.boilerplate import detect_boilerplate
+from .boilerplate import detect_boilerplate
 
 log = logging.getLogger("folio.extract")
 

@@ -4,7 +4,7 @@ The text layer is read by PDFium (``pdfium_text``; pypdf's visitor path stays av
 as ``layer="pypdf"``); outline, page labels, metadata and encryption come from pypdf.
 
 Headings, best first: the PDF outline (bookmarks placed on their pages), font-size
-evidence, flat-text heuristics (``pipeline.parse.headings.find_headings``). The text is
+evidence, flat-text heuristics (``pipeline.text.heading_lines.find_headings``). The text is
 flat (``markup="text"``): paragraphs separated by blank lines, headings as ATX lines.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +27,8 @@ from ..errors import (
 )
 from ..limits import die_with_parent
 from ..model import Document, HeadingMode, OutlineEntry, Page
-from ..parse.boilerplate import detect_boilerplate
+from ..text.heading_lines import find_headings
+from .boilerplate import detect_boilerplate
 from .gfm import pipe_table
 from .layout import Line, LineCollector, continues, join_pair, page_stats, vocabulary
 from .pdf_headings import (
@@ -437,15 +438,8 @@ def _page_tables(
     return tables, {st.caption: i for i, st in statements.items() if st.caption < i}
 
 
-def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan | None:
-    """Flat-text heading heuristics from ``pipeline.parse.headings`` (when present)."""
-    try:
-        from ..parse import headings as heuristics
-    except ImportError:
-        return None
-    find: Callable[[list[str]], Any] | None = getattr(heuristics, "find_headings", None)
-    if find is None:
-        return None
+def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan:
+    """The flat-text heading heuristics over the pages' lines."""
     flat: list[tuple[int, int]] = []
     texts: list[str] = []
     for p, lines in enumerate(pages):
@@ -453,7 +447,7 @@ def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan | None:
             flat.append((p, i))
             texts.append(ln.text)
     plan = HeadingPlan()
-    for idx, level, title in find(texts):
+    for idx, level, title in find_headings(texts):
         if 0 <= idx < len(flat):
             p, i = flat[idx]
             plan.place(p, i, Placed(max(1, min(int(level), 6)), clean_heading(str(title))))
@@ -519,7 +513,7 @@ def read_pdf(
         if len(fonts):
             plan, mode = fonts, "fonts"
     if plan is None or not len(plan):
-        plan = _heuristic_plan(kept) or HeadingPlan()
+        plan = _heuristic_plan(kept)
         mode = "heuristic"
 
     try:

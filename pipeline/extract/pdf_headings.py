@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
-from ..parse.titles import norm_title
+from ..text.titles import norm_title
 from .layout import Line
 
 _NUMBER_ONLY = re.compile(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import EmptyDocumentError, EncodingError
 from ..model import Document, OutlineEntry
-from ..parse.headings import ATX, MIN_HEADINGS, find_headings, title_line
+from ..text.heading_lines import ATX, MIN_HEADINGS, find_headings, title_line
 
 MARKDOWN_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx"}
 TEXT_SUFFIXES = {".txt": "text", ".text": "text"}

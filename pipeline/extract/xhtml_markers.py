@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..parse.titles import plain_title
+from ..text.titles import plain_title
 from .epub_xml import SKIP, attr, local
 
 PART_CLASSES = frozenset({"part", "part-title", "parttitle", "book", "book-title", "booktitle"})

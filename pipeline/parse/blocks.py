@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..model import Block, BlockKind
-from .lines import line_index, line_starts
+from ..text.lines import line_index, line_starts
 from .mdx import use_mdx
 
 _SIMPLE_KINDS: dict[str, BlockKind] = {

@@ -14,8 +14,9 @@ import yaml
 
 from ..config import ChunkConfig
 from ..model import Block, Document, HeadingMode
+from ..text.heading_lines import MIN_HEADINGS, TITLE_SEARCH_LINES, title_line
 from .blocks import parse_markdown
-from .headings import MIN_HEADINGS, TITLE_SEARCH_LINES, apply_heuristics, parse_text, title_line
+from .headings import apply_heuristics, parse_text
 
 
 @dataclass(frozen=True, slots=True)

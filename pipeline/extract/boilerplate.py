@@ -21,6 +21,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..text.furniture import DOT_LEADER, ROMAN, is_page_number
+
 BoilerplateKind = Literal["page_number", "running_header", "toc", "index", "copyright"]
 KINDS: tuple[BoilerplateKind, ...] = ("page_number", "running_header", "toc", "index", "copyright")
 
@@ -28,19 +30,6 @@ EDGE_LINES = 2  # non-empty lines at the top and at the bottom of a page that co
 MIN_REPEAT_PAGES = 4  # a running header is on more than three pages
 MIN_REPEAT_DENSITY = 0.3  # ... and on this share of the pages between its first and last
 
-_ROMAN = r"(?:c{0,3}(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
-_PAGE_NUMBER = re.compile(
-    rf"""^[\s\-–—|•·]*(?:
-        \d{{1,5}}
-      | (?i:(?=[ivxlc]){_ROMAN})
-      | (?i:page|p\.|pg\.|seite|s\.)\s*\d{{1,5}}(?:\s*(?i:of|/|von)\s*\d{{1,5}})?
-      | \d{{1,5}}\s*(?:/|(?i:of))\s*\d{{1,5}}
-    )[\s\-–—|•·]*$""",
-    re.VERBOSE,
-)
-_DOT_LEADER = re.compile(
-    r"^(?P<title>.*?\S)?\s*(?:[.·…]\s*){4,}\s*(?P<num>[\dIVXLCivxlc][\w.]*)\s*$"
-)
 _TRAILING_NUMBER = re.compile(
     r"^(?P<title>.*[^\W\d_].*?\S)\s+(?P<num>\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$"
 )
@@ -71,7 +60,7 @@ _ISBN = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d+")
-_ROMAN_TOKEN = re.compile(rf"\b(?=[ivxlc]+\b){_ROMAN}\b")
+_ROMAN_TOKEN = re.compile(rf"\b(?=[ivxlc]+\b){ROMAN}\b")
 _SPACES = re.compile(r"\s+")
 
 
@@ -121,17 +110,6 @@ def normalize_repeated(line: str) -> str:
     s = _SPACES.sub(" ", line.strip()).casefold()
     s = _DIGITS.sub("#", s)
     return _ROMAN_TOKEN.sub("#", s)
-
-
-def is_page_number(line: str) -> bool:
-    s = line.strip()
-    if not s or len(s) > 24 or (len(s) == 1 and s.isupper()):  # "C", "I": index letters
-        return False
-    return _PAGE_NUMBER.match(s) is not None
-
-
-def is_dot_leader(line: str) -> bool:
-    return _DOT_LEADER.match(line.strip()) is not None
 
 
 def _edge_positions(lines: Sequence[str], edge: int) -> tuple[list[int], list[int]]:
@@ -236,7 +214,7 @@ class _Page:
     def of(cls, p: int, lines: Sequence[str], count: int, kind_of: Marks) -> _Page:
         live = [i for i, s in enumerate(lines) if s.strip() and (p, i) not in kind_of]
         texts = {i: _SPACES.sub(" ", lines[i].strip()) for i in live}
-        dots = [i for i in live if _DOT_LEADER.match(texts[i])]
+        dots = [i for i in live if DOT_LEADER.match(texts[i])]
         trailing = [
             i
             for i in live
@@ -338,7 +316,5 @@ __all__ = [
     "RemovedLine",
     "detect_boilerplate",
     "empty_record",
-    "is_dot_leader",
-    "is_page_number",
     "normalize_repeated",
 ]

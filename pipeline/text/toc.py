@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .boilerplate import is_page_number
+from .furniture import is_page_number
 from .titles import norm_title
 
 MAX_ENTRY_CHARS = 100
