@@ -438,3 +438,64 @@ def test_drop_cap_is_joined_to_its_word(tmp_path: Path) -> None:
     text = read_pdf(path, workers=1).text
     assert "THERE was a table" in text and "T HERE" not in text
     assert "A MAN walked in" in text
+
+
+def make_contents_pdf(chapter_label_after: bool = False) -> bytes:
+    """No outline: a printed contents page listing chapters, their numbered sections and
+    an unnumbered "Exercises"; the body also holds headings set alike that the contents
+    leaves out (a dedication, a starred section). With ``chapter_label_after`` there is
+    no contents and each chapter prints its number or letter after the title."""
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(25, 20, 25)
+    chapters = [
+        ("1", "Introduction", ["1.1 Background", "Exercises"]),
+        ("2", "Methods", ["2.1 Data", "Remarks Without Number"]),
+        ("A", "Tables", ["A.1 Sources", "Exercises"]),
+    ]
+    if not chapter_label_after:
+        pdf.add_page()
+        _lines(pdf, "Dedication", 20, "B")
+        _lines(pdf, "For everyone who reads the contents first.")
+        pdf.add_page()
+        _lines(pdf, "Contents", 20, "B")
+        for label, title, sections in chapters:
+            entries = [f"{label} {title}", *(s for s in sections if not s.startswith("Rem"))]
+            for entry in entries:
+                pdf.set_font("Helvetica", "", 11)
+                pdf.cell(0, 6, f"{entry} " + ". " * 30 + "3", new_x="LMARGIN", new_y="NEXT")
+    for label, title, sections in chapters:
+        pdf.add_page()
+        head = f"{title} {label}" if chapter_label_after else f"{label} {title}"
+        _lines(pdf, head, 20, "B")
+        for section in sections:
+            _lines(pdf, section, 15, "B")
+            for para in PARAS:
+                _lines(pdf, para)
+    return bytes(pdf.output())
+
+
+def test_printed_contents_decides_within_the_styles_it_covers(tmp_path: Path) -> None:
+    path = tmp_path / "contents.pdf"
+    path.write_bytes(make_contents_pdf())
+    doc = read_pdf(path, use_outline=False, workers=1)
+    assert doc.heading_mode == "fonts"
+    assert _atx(doc) == [
+        (1, "1 Introduction"),
+        (2, "1.1 Background"),
+        (2, "Exercises"),
+        (1, "2 Methods"),
+        (2, "2.1 Data"),
+        (1, "A Tables"),
+        (2, "A.1 Sources"),
+        (2, "Exercises"),
+    ]
+    assert "Remarks Without Number" in doc.text and "Dedication" in doc.text
+
+
+def test_chapter_number_printed_after_the_title_goes_in_front(tmp_path: Path) -> None:
+    path = tmp_path / "labels.pdf"
+    path.write_bytes(make_contents_pdf(chapter_label_after=True))
+    doc = read_pdf(path, use_outline=False, workers=1)
+    chapters = [t for lvl, t in _atx(doc) if lvl == 1]
+    assert chapters == ["1 Introduction", "2 Methods", "A Tables"]
