@@ -16,7 +16,9 @@ fpdf = pytest.importorskip("fpdf")
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
 from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
+from pipeline.extract.layout import Line  # noqa: E402
 from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
+from pipeline.extract.pdf_headings import OutlineItem, Placed, plan_from_outline  # noqa: E402
 from pipeline.model import Document  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -499,3 +501,24 @@ def test_chapter_number_printed_after_the_title_goes_in_front(tmp_path: Path) ->
     doc = read_pdf(path, use_outline=False, workers=1)
     chapters = [t for lvl, t in _atx(doc) if lvl == 1]
     assert chapters == ["1 Introduction", "2 Methods", "A Tables"]
+
+
+def test_a_nearly_matching_line_that_is_another_bookmarks_title_is_left_to_it() -> None:
+    """A bookmark whose title is not printed (a margin label, "\\bibliography") is not put
+    on a heading line that merely resembles it when that line is another bookmark's title
+    ("3.8.2 The Bibliography")."""
+    lines = [
+        Line("3.8.2 The Bibliography", 113, 700, 10.9, True, False),
+        Line(
+            "The bibliography and the list of shorthands have a heading.",
+            113,
+            680,
+            10.9,
+            False,
+            False,
+        ),
+    ]
+    items = [OutlineItem(4, "\\bibliography", 0), OutlineItem(3, "3.8.2 The Bibliography", 0)]
+    plan = plan_from_outline([lines], items)
+    assert plan.at[0] == {0: Placed(3, "3.8.2 The Bibliography")}
+    assert plan.inserted[0] == {0: [(4, "\\bibliography")]}

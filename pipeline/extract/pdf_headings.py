@@ -112,7 +112,7 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
     Search order for a bookmark on page ``p``: its title on one to three lines of ``p``
     (after the previous heading placed on ``p``, then before it), a run-in title at the
     start of a line, a line whose text is nearly the title (a printed math symbol against
-    its bookmark spelling); then, when the destination lies below every line of ``p``
+    its bookmark spelling) and is not exactly another bookmark's title; then, when the destination lies below every line of ``p``
     (LaTeX anchors a heading pushed to the next page at the bottom of the page before),
     the title at the start of page ``p + 1``. Otherwise the heading is inserted before the
     line carrying its section number (``2.1 …``, a short bookmark title for a long printed
@@ -123,6 +123,10 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
     used: set[tuple[int, int]] = set()
     cursor: dict[int, int] = {}
     keys_cache: dict[tuple[int, int, int], str] = {}
+    # the titles bookmarked on each page: a line that is exactly one of them belongs to it
+    titled: dict[int, set[str]] = {}
+    for it in items:
+        titled.setdefault(it.page, set()).add(norm_title(it.title))
     body = body_size(pages)
 
     def window_key(p: int, i: int, k: int) -> str:
@@ -164,7 +168,10 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
         for i in [*range(start, len(lines)), *range(0, min(start, len(lines)))]:
             if (p, i) in used or (lines[i].size < body * 1.05 and not lines[i].bold):
                 continue
-            if _similar(window_key(p, i, 1), key):
+            wk = window_key(p, i, 1)
+            if wk in titled.get(p, ()):
+                continue
+            if _similar(wk, key):
                 return i, Placed(level, clean_heading(item.title) or lines[i].text, span=1)
         return None
 
