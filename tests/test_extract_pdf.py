@@ -18,7 +18,12 @@ from pipeline.errors import EmptyDocumentError, ExtractionError  # noqa: E402
 from pipeline.extract.errors import CorruptFileError, EncryptedError, NoTextLayerError  # noqa: E402
 from pipeline.extract.layout import Line  # noqa: E402
 from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
-from pipeline.extract.pdf_headings import OutlineItem, Placed, plan_from_outline  # noqa: E402
+from pipeline.extract.pdf_headings import (  # noqa: E402
+    OutlineItem,
+    Placed,
+    plan_from_fonts,
+    plan_from_outline,
+)
 from pipeline.model import Document  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -522,3 +527,16 @@ def test_a_nearly_matching_line_that_is_another_bookmarks_title_is_left_to_it() 
     plan = plan_from_outline([lines], items)
     assert plan.at[0] == {0: Placed(3, "3.8.2 The Bibliography")}
     assert plan.inserted[0] == {0: [(4, "\\bibliography")]}
+
+
+def test_a_series_of_one_title_keeps_its_numbers_after_it() -> None:
+    """ "Week 1", "Week 2": a number after the same title each time is part of the title,
+    not a chapter label printed after it."""
+    body = "Body text of a page, long enough to set the body size of the document."
+    pages = [
+        [Line(body, 72, 740, 11, False, False), Line(f"Week {n}", 72, 700, 20, True, False)]
+        + [Line(body, 72, 680 - 14 * k, 11, False, False) for k in range(8)]
+        for n in (1, 2, 3)
+    ]
+    plan = plan_from_fonts(pages)
+    assert [plan.at[p][1].title for p in range(3)] == ["Week 1", "Week 2", "Week 3"]

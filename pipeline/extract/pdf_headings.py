@@ -112,12 +112,12 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
     Search order for a bookmark on page ``p``: its title on one to three lines of ``p``
     (after the previous heading placed on ``p``, then before it), a run-in title at the
     start of a line, a line whose text is nearly the title (a printed math symbol against
-    its bookmark spelling) and is not exactly another bookmark's title; then, when the destination lies below every line of ``p``
-    (LaTeX anchors a heading pushed to the next page at the bottom of the page before),
-    the title at the start of page ``p + 1``. Otherwise the heading is inserted before the
-    line carrying its section number (``2.1 …``, a short bookmark title for a long printed
-    one), else before the first line below the destination, else after the previous
-    heading of the page.
+    its bookmark spelling) and is not exactly another bookmark's title; then, when the
+    destination lies below every line of ``p`` (LaTeX anchors a heading pushed to the
+    next page at the bottom of the page before), the title at the start of page
+    ``p + 1``. Otherwise the heading is inserted before the line carrying its section
+    number (``2.1 …``, a short bookmark title for a long printed one), else before the
+    first line below the destination, else after the previous heading of the page.
     """
     plan = HeadingPlan()
     used: set[tuple[int, int]] = set()
@@ -444,19 +444,26 @@ def _trailing_label(text: str) -> re.Match[str] | None:
 
 
 def _chapter_labels(heads: list[_Head]) -> list[_Head]:
-    """A style whose headings mostly end in a chapter number or letter prints its labels
-    after the title (a big "1" beside the chapter title): the label goes in front, where
-    numbering is read. Elsewhere a trailing number of a longer title is a page number or
-    a note mark, dropped."""
+    """A style whose headings mostly end in a chapter number or letter, each after a
+    different title, prints its labels after the title (a big "1" beside the chapter
+    title): the label goes in front, where numbering is read. A series of one title
+    ("Week 1", "Week 2") is left alone. Elsewhere a trailing number of a longer title is
+    a page number or a note mark, dropped."""
+    titles: dict[tuple[float, bool], list[str]] = {}
+    for h in heads:
+        m = _trailing_label(h.text)
+        if m is not None:
+            titles.setdefault(h.style, []).append(m["title"].casefold())
     count: Counter[tuple[float, bool]] = Counter(h.style for h in heads)
-    labelled: Counter[tuple[float, bool]] = Counter(
-        h.style for h in heads if _trailing_label(h.text) is not None
-    )
+    labels = {
+        st
+        for st, ts in titles.items()
+        if len(ts) >= 2 and len(ts) >= LABELLED_SHARE * count[st] and len(set(ts)) == len(ts)
+    }
     out: list[_Head] = []
     for h in heads:
         m = _trailing_label(h.text)
-        n = labelled[h.style]
-        if m is not None and n >= 2 and n >= LABELLED_SHARE * count[h.style]:
+        if m is not None and h.style in labels:
             out.append(h._replace(text=f"{m['label']} {m['title']}"))
         elif len(h.text.split()) > 2:
             out.append(h._replace(text=_TRAILING_NUM.sub("", h.text)))
