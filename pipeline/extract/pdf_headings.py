@@ -433,7 +433,7 @@ def _drop_running_heads(heads: list[_Head], pages: Sequence[Sequence[Line]]) -> 
 # "Test C", "Notes (draft)A"); not the label of "Part II" or "Appendix A"
 _LABEL_AFTER = re.compile(r"^(?P<title>.*\S)(?:\s+|(?<=[a-z)\]]))(?P<label>\d{1,2}|[A-Z])$")
 _LABEL_WORD = re.compile(r"(?:^|\s)(?:chapter|part|appendix|book|kapitel|teil|anhang)$", re.I)
-LABELLED_SHARE = 0.5  # of a style's headings that carry a label after the title
+LABELLED_SHARE = 0.5  # of a style's numbered headings that carry the label after the title
 
 
 def _trailing_label(text: str) -> re.Match[str] | None:
@@ -444,21 +444,25 @@ def _trailing_label(text: str) -> re.Match[str] | None:
 
 
 def _chapter_labels(heads: list[_Head]) -> list[_Head]:
-    """A style whose headings mostly end in a chapter number or letter, each after a
-    different title, prints its labels after the title (a big "1" beside the chapter
-    title): the label goes in front, where numbering is read. A series of one title
-    ("Week 1", "Week 2") is left alone. Elsewhere a trailing number of a longer title is
-    a page number or a note mark, dropped."""
+    """A style whose numbers mostly come after the title (a chapter number or letter,
+    each after a different title; front matter unnumbered) prints its labels there (a
+    big "1" beside the chapter title): the label goes in front, where numbering is read.
+    A series of one title ("Week 1", "Week 2") is left alone. Elsewhere a trailing number
+    of a longer title is a page number or a note mark, dropped."""
     titles: dict[tuple[float, bool], list[str]] = {}
     for h in heads:
         m = _trailing_label(h.text)
         if m is not None:
             titles.setdefault(h.style, []).append(m["title"].casefold())
-    count: Counter[tuple[float, bool]] = Counter(h.style for h in heads)
+    numbered: Counter[tuple[float, bool]] = Counter(
+        h.style for h in heads if numbering_depth(h.text) is not None
+    )
     labels = {
         st
         for st, ts in titles.items()
-        if len(ts) >= 2 and len(ts) >= LABELLED_SHARE * count[st] and len(set(ts)) == len(ts)
+        if len(ts) >= 2
+        and len(ts) >= LABELLED_SHARE * (len(ts) + numbered[st])
+        and len(set(ts)) == len(ts)
     }
     out: list[_Head] = []
     for h in heads:
