@@ -460,7 +460,10 @@ def make_contents_pdf(chapter_label_after: bool = False) -> bytes:
         ("2", "Methods", ["2.1 Data", "Remarks Without Number"]),
         ("A", "Tables", ["A.1 Sources", "Exercises"]),
     ]
-    if not chapter_label_after:
+    if chapter_label_after:
+        pdf.add_page()
+        _lines(pdf, "A Book With Labels", 26, "B")
+    else:
         pdf.add_page()
         _lines(pdf, "Dedication", 20, "B")
         _lines(pdf, "For everyone who reads the contents first.")
@@ -479,6 +482,11 @@ def make_contents_pdf(chapter_label_after: bool = False) -> bytes:
             _lines(pdf, section, 15, "B")
             for para in PARAS:
                 _lines(pdf, para)
+    if chapter_label_after:  # unnumbered back matter set like the chapters
+        for title in ("Notation", "Bibliography", "Index", "Colophon"):
+            pdf.add_page()
+            _lines(pdf, title, 20, "B")
+            _lines(pdf, PARAS[0])
     return bytes(pdf.output())
 
 
@@ -505,7 +513,15 @@ def test_chapter_number_printed_after_the_title_goes_in_front(tmp_path: Path) ->
     path.write_bytes(make_contents_pdf(chapter_label_after=True))
     doc = read_pdf(path, use_outline=False, workers=1)
     chapters = [t for lvl, t in _atx(doc) if lvl == 1]
-    assert chapters == ["1 Introduction", "2 Methods", "A Tables"]
+    assert chapters == [
+        "1 Introduction",
+        "2 Methods",
+        "A Tables",
+        "Notation",
+        "Bibliography",
+        "Index",
+        "Colophon",
+    ]
 
 
 def test_a_nearly_matching_line_that_is_another_bookmarks_title_is_left_to_it() -> None:
