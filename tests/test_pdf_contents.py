@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from pipeline.extract.pdf_contents import Contents, printed_contents, section_number
 
 
@@ -32,3 +35,18 @@ def test_section_numbers() -> None:
 
 def test_no_contents_is_falsy() -> None:
     assert not Contents() and not printed_contents([])
+
+
+@given(
+    st.lists(
+        st.text(alphabet=st.characters(categories=("Lu", "Ll")), min_size=1, max_size=12),
+        min_size=1,
+        max_size=6,
+    ),
+    st.integers(min_value=1, max_value=9999),
+    st.booleans(),
+)
+def test_every_entry_lists_its_own_title(words: list[str], page: int, leaders: bool) -> None:
+    title = " ".join(words)
+    line = f"{title} {'. ' * 8 if leaders else ''}{page}"
+    assert printed_contents([line]).lists(title)
