@@ -132,6 +132,13 @@ def _page_of(doc: Document, offset: int) -> int:
     return next(p.number for p in doc.pages if p.char_start <= offset < p.char_end)
 
 
+def _no_outline(tmp_path: Path, data: bytes) -> Document:
+    """A generated PDF read from its font evidence."""
+    path = tmp_path / "generated.pdf"
+    path.write_bytes(data)
+    return read_pdf(path, use_outline=False, workers=1)
+
+
 def test_outline_headings_placed_on_their_pages(book_doc: Document) -> None:
     assert book_doc.heading_mode == "outline"
     assert book_doc.markup == "text"
@@ -373,9 +380,7 @@ def make_decoy_pdf() -> bytes:
 
 
 def test_no_outline_drops_captions_list_items_equations_and_running_heads(tmp_path: Path) -> None:
-    path = tmp_path / "decoys.pdf"
-    path.write_bytes(make_decoy_pdf())
-    doc = read_pdf(path, use_outline=False, workers=1)
+    doc = _no_outline(tmp_path, make_decoy_pdf())
     heads = _atx(doc)
     assert [t for _, t in heads] == [
         "1 Introduction",
@@ -491,9 +496,7 @@ def make_contents_pdf(chapter_label_after: bool = False) -> bytes:
 
 
 def test_printed_contents_decides_within_the_styles_it_covers(tmp_path: Path) -> None:
-    path = tmp_path / "contents.pdf"
-    path.write_bytes(make_contents_pdf())
-    doc = read_pdf(path, use_outline=False, workers=1)
+    doc = _no_outline(tmp_path, make_contents_pdf())
     assert doc.heading_mode == "fonts"
     assert _atx(doc) == [
         (1, "1 Introduction"),
@@ -509,9 +512,7 @@ def test_printed_contents_decides_within_the_styles_it_covers(tmp_path: Path) ->
 
 
 def test_chapter_number_printed_after_the_title_goes_in_front(tmp_path: Path) -> None:
-    path = tmp_path / "labels.pdf"
-    path.write_bytes(make_contents_pdf(chapter_label_after=True))
-    doc = read_pdf(path, use_outline=False, workers=1)
+    doc = _no_outline(tmp_path, make_contents_pdf(chapter_label_after=True))
     chapters = [t for lvl, t in _atx(doc) if lvl == 1]
     assert chapters == [
         "1 Introduction",
