@@ -14,14 +14,21 @@ pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
-from pipeline.errors import (  # noqa: E402  # noqa: E402
+from pipeline.errors import (  # noqa: E402
     CorruptFileError,
     EmptyDocumentError,
     EncryptedError,
     ExtractionError,
     NoTextLayerError,
 )
+from pipeline.extract.layout import Line  # noqa: E402
 from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
+from pipeline.extract.pdf_headings import (  # noqa: E402
+    OutlineItem,
+    Placed,
+    plan_from_fonts,
+    plan_from_outline,
+)
 from pipeline.model import Document  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -128,6 +135,13 @@ def _atx(doc: Document) -> list[tuple[int, str]]:
 
 def _page_of(doc: Document, offset: int) -> int:
     return next(p.number for p in doc.pages if p.char_start <= offset < p.char_end)
+
+
+def _no_outline(tmp_path: Path, data: bytes) -> Document:
+    """A generated PDF read from its font evidence."""
+    path = tmp_path / "generated.pdf"
+    path.write_bytes(data)
+    return read_pdf(path, use_outline=False, workers=1)
 
 
 def test_outline_headings_placed_on_their_pages(book_doc: Document) -> None:
@@ -371,9 +385,7 @@ def make_decoy_pdf() -> bytes:
 
 
 def test_no_outline_drops_captions_list_items_equations_and_running_heads(tmp_path: Path) -> None:
-    path = tmp_path / "decoys.pdf"
-    path.write_bytes(make_decoy_pdf())
-    doc = read_pdf(path, use_outline=False, workers=1)
+    doc = _no_outline(tmp_path, make_decoy_pdf())
     heads = _atx(doc)
     assert [t for _, t in heads] == [
         "1 Introduction",
@@ -443,3 +455,110 @@ def test_drop_cap_is_joined_to_its_word(tmp_path: Path) -> None:
     text = read_pdf(path, workers=1).text
     assert "THERE was a table" in text and "T HERE" not in text
     assert "A MAN walked in" in text
+
+
+def make_contents_pdf(chapter_label_after: bool = False) -> bytes:
+    """No outline: a printed contents page listing chapters, their numbered sections and
+    an unnumbered "Exercises"; the body also holds headings set alike that the contents
+    leaves out (a dedication, a starred section). With ``chapter_label_after`` there is
+    no contents and each chapter prints its number or letter after the title."""
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(25, 20, 25)
+    chapters = [
+        ("1", "Introduction", ["1.1 Background", "Exercises"]),
+        ("2", "Methods", ["2.1 Data", "Remarks Without Number"]),
+        ("A", "Tables", ["A.1 Sources", "Exercises"]),
+    ]
+    if chapter_label_after:
+        pdf.add_page()
+        _lines(pdf, "A Book With Labels", 26, "B")
+    else:
+        pdf.add_page()
+        _lines(pdf, "Dedication", 20, "B")
+        _lines(pdf, "For everyone who reads the contents first.")
+        pdf.add_page()
+        _lines(pdf, "Contents", 20, "B")
+        for label, title, sections in chapters:
+            entries = [f"{label} {title}", *(s for s in sections if not s.startswith("Rem"))]
+            for entry in entries:
+                pdf.set_font("Helvetica", "", 11)
+                pdf.cell(0, 6, f"{entry} " + ". " * 30 + "3", new_x="LMARGIN", new_y="NEXT")
+    for label, title, sections in chapters:
+        pdf.add_page()
+        head = f"{title} {label}" if chapter_label_after else f"{label} {title}"
+        _lines(pdf, head, 20, "B")
+        for section in sections:
+            _lines(pdf, section, 15, "B")
+            for para in PARAS:
+                _lines(pdf, para)
+    if chapter_label_after:  # unnumbered back matter set like the chapters
+        for title in ("Notation", "Bibliography", "Index", "Colophon"):
+            pdf.add_page()
+            _lines(pdf, title, 20, "B")
+            _lines(pdf, PARAS[0])
+    return bytes(pdf.output())
+
+
+def test_printed_contents_decides_within_the_styles_it_covers(tmp_path: Path) -> None:
+    doc = _no_outline(tmp_path, make_contents_pdf())
+    assert doc.heading_mode == "fonts"
+    assert _atx(doc) == [
+        (1, "1 Introduction"),
+        (2, "1.1 Background"),
+        (2, "Exercises"),
+        (1, "2 Methods"),
+        (2, "2.1 Data"),
+        (1, "A Tables"),
+        (2, "A.1 Sources"),
+        (2, "Exercises"),
+    ]
+    assert "Remarks Without Number" in doc.text and "Dedication" in doc.text
+
+
+def test_chapter_number_printed_after_the_title_goes_in_front(tmp_path: Path) -> None:
+    doc = _no_outline(tmp_path, make_contents_pdf(chapter_label_after=True))
+    chapters = [t for lvl, t in _atx(doc) if lvl == 1]
+    assert chapters == [
+        "1 Introduction",
+        "2 Methods",
+        "A Tables",
+        "Notation",
+        "Bibliography",
+        "Index",
+        "Colophon",
+    ]
+
+
+def test_a_nearly_matching_line_that_is_another_bookmarks_title_is_left_to_it() -> None:
+    """A bookmark whose title is not printed (a margin label, "\\bibliography") is not put
+    on a heading line that merely resembles it when that line is another bookmark's title
+    ("3.8.2 The Bibliography")."""
+    lines = [
+        Line("3.8.2 The Bibliography", 113, 700, 10.9, True, False),
+        Line(
+            "The bibliography and the list of shorthands have a heading.",
+            113,
+            680,
+            10.9,
+            False,
+            False,
+        ),
+    ]
+    items = [OutlineItem(4, "\\bibliography", 0), OutlineItem(3, "3.8.2 The Bibliography", 0)]
+    plan = plan_from_outline([lines], items)
+    assert plan.at[0] == {0: Placed(3, "3.8.2 The Bibliography")}
+    assert plan.inserted[0] == {0: [(4, "\\bibliography")]}
+
+
+def test_a_series_of_one_title_keeps_its_numbers_after_it() -> None:
+    """ "Week 1", "Week 2": a number after the same title each time is part of the title,
+    not a chapter label printed after it."""
+    body = "Body text of a page, long enough to set the body size of the document."
+    pages = [
+        [Line(body, 72, 740, 11, False, False), Line(f"Week {n}", 72, 700, 20, True, False)]
+        + [Line(body, 72, 680 - 14 * k, 11, False, False) for k in range(8)]
+        for n in (1, 2, 3)
+    ]
+    plan = plan_from_fonts(pages)
+    assert [plan.at[p][1].title for p in range(3)] == ["Week 1", "Week 2", "Week 3"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.extract.layout import clean_text
+from pipeline.extract.layout import _BOLD_NAME, clean_text
 from pipeline.extract.pdf import read_pdf
 from pipeline.extract.pdfium_text import _Run, _visual_lines, join_units
 
@@ -81,3 +81,18 @@ def test_lines_pdfium_joined_are_split_where_a_run_goes_back_left_and_down() -> 
     # a subscript a little left and below its base (math) stays on its line
     formula = [run("U", 220.9, 739.2), run("2 =", 219.2, 734.0), run("R", 230, 739.2)]
     assert len(_visual_lines(formula)) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "bold"),
+    [
+        # the biblatex manual's section headings: Linux Biolinum's bold is "OB"
+        ("ONHEEL+LinBiolinumOB", True),
+        ("LinLibertineTB", True),
+        ("LinLibertineOBI", True),
+        ("UKWCNS+LinLibertineO", False),
+        ("VXUFYE+LinLibertineOI", False),
+    ],
+)
+def test_bold_font_names(name: str, bold: bool) -> None:
+    assert (_BOLD_NAME.search(name) is not None) is bold

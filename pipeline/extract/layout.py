@@ -35,7 +35,9 @@ LIGATURES = str.maketrans(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t]+")
 _BOLD_NAME = re.compile(
-    r"bold|black|heavy|semibold|demi|[-,]b$|[-,]bd|cmbx|cmssbx|sfbx|lmroman\d*-bold|bx\d", re.I
+    r"bold|black|heavy|semibold|demi|[-,]b$|[-,]bd|cmbx|cmssbx|sfbx|lmroman\d*-bold|bx\d"
+    r"|lin(?:libertine|biolinum)[ot]?b",  # Linux Libertine/Biolinum: "LinBiolinumOB"
+    re.I,
 )
 _MONO_NAME = re.compile(r"mono|courier|typewriter|cmtt|sftt|consol|inconsolata|menlo|\btt\d", re.I)
 _BULLET = re.compile(r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?\d{1,2}[.)]\s|\(?[a-z][.)]\s|\([ivx]+\)\s)")

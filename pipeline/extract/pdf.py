@@ -31,6 +31,7 @@ from ..text.heading_lines import find_headings
 from .boilerplate import detect_boilerplate
 from .gfm import pipe_table
 from .layout import Line, LineCollector, continues, join_pair, page_stats, vocabulary
+from .pdf_contents import printed_contents
 from .pdf_headings import (
     HeadingPlan,
     OutlineItem,
@@ -509,7 +510,8 @@ def read_pdf(
         plan = plan_from_outline(kept, outline_items)
         mode = "outline"
     if plan is None or not len(plan):
-        fonts = plan_from_fonts(kept)
+        contents = printed_contents(r.text for r in bp.removed if r.kind == "toc")
+        fonts = plan_from_fonts(kept, contents=contents)
         if len(fonts):
             plan, mode = fonts, "fonts"
     if plan is None or not len(plan):

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from ..text.titles import norm_title
 from .layout import Line
+from .pdf_contents import Contents
 
 _NUMBER_ONLY = re.compile(
     r"^(?:(?:chapter|part|appendix|lecture|kapitel|teil|anhang)\s+)?(?:\d+|[IVXLC]+|[A-Z])\.?$",
@@ -111,17 +112,21 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
     Search order for a bookmark on page ``p``: its title on one to three lines of ``p``
     (after the previous heading placed on ``p``, then before it), a run-in title at the
     start of a line, a line whose text is nearly the title (a printed math symbol against
-    its bookmark spelling); then, when the destination lies below every line of ``p``
-    (LaTeX anchors a heading pushed to the next page at the bottom of the page before),
-    the title at the start of page ``p + 1``. Otherwise the heading is inserted before the
-    line carrying its section number (``2.1 …``, a short bookmark title for a long printed
-    one), else before the first line below the destination, else after the previous
-    heading of the page.
+    its bookmark spelling) and is not exactly another bookmark's title; then, when the
+    destination lies below every line of ``p`` (LaTeX anchors a heading pushed to the
+    next page at the bottom of the page before), the title at the start of page
+    ``p + 1``. Otherwise the heading is inserted before the line carrying its section
+    number (``2.1 …``, a short bookmark title for a long printed one), else before the
+    first line below the destination, else after the previous heading of the page.
     """
     plan = HeadingPlan()
     used: set[tuple[int, int]] = set()
     cursor: dict[int, int] = {}
     keys_cache: dict[tuple[int, int, int], str] = {}
+    # the titles bookmarked on each page: a line that is exactly one of them belongs to it
+    titled: dict[int, set[str]] = {}
+    for it in items:
+        titled.setdefault(it.page, set()).add(norm_title(it.title))
     body = body_size(pages)
 
     def window_key(p: int, i: int, k: int) -> str:
@@ -163,7 +168,10 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
         for i in [*range(start, len(lines)), *range(0, min(start, len(lines)))]:
             if (p, i) in used or (lines[i].size < body * 1.05 and not lines[i].bold):
                 continue
-            if _similar(window_key(p, i, 1), key):
+            wk = window_key(p, i, 1)
+            if wk in titled.get(p, ()):
+                continue
+            if _similar(wk, key):
                 return i, Placed(level, clean_heading(item.title) or lines[i].text, span=1)
         return None
 
@@ -270,11 +278,17 @@ def numbering_depth(text: str) -> int | None:
     return min(tok.rstrip(".").count(".") + 1, _MAX_LEVEL)
 
 
-def plan_from_fonts(pages: Sequence[Sequence[Line]], *, min_headings: int = 2) -> HeadingPlan:
+def plan_from_fonts(
+    pages: Sequence[Sequence[Line]],
+    *,
+    min_headings: int = 2,
+    contents: Contents = Contents(),  # noqa: B008  (frozen, so safe as a default)
+) -> HeadingPlan:
     """Lines set larger than the body text become headings.
 
     Display type is left out (letter-spaced words, text inside figures, one-off styles);
-    levels come from the rank of each recurring style, refined by numbering (``_levels``).
+    a printed ``contents`` decides within the styles it covers (``_keep_listed``); levels
+    come from the rank of each recurring style, refined by numbering (``_levels``).
     """
     plan = HeadingPlan()
     body = body_size(pages)
@@ -322,14 +336,14 @@ def plan_from_fonts(pages: Sequence[Sequence[Line]], *, min_headings: int = 2) -
     for g in groups:
         p, i, _ = g[0]
         text = clean_heading(" ".join(pages[p][j].text for _, j, _ in g))
-        text = _TRAILING_NUM.sub("", text) if len(text.split()) > 2 else text
         if not text or _NUMBER_ONLY.match(text) or len(text.split()) > 20 or _is_junk(text):
             continue
         if _not_a_heading(text):
             continue
         bold = all(pages[p][j].bold for _, j, _ in g)
         heads.append(_Head(p, i, len(g), (max(s for _, _, s in g), bold), text))
-    heads = _drop_running_heads(_drop_figure_text(heads), pages)
+    heads = _chapter_labels(heads)
+    heads = _keep_listed(_drop_running_heads(_drop_figure_text(heads), pages), contents)
     if len(heads) < min_headings:
         return plan
     for h, level in _levels(heads, pages):
@@ -415,6 +429,70 @@ def _drop_running_heads(heads: list[_Head], pages: Sequence[Sequence[Line]]) -> 
     return [h for h in heads if not (at_edge(h) and running(edge_pages[key(h)]))]
 
 
+# a chapter number or letter set after the title, apart or glued to it ("Introduction 1",
+# "Test C", "Notes (draft)A"); not the label of "Part II" or "Appendix A"
+_LABEL_AFTER = re.compile(r"^(?P<title>.*\S)(?:\s+|(?<=[a-z)\]]))(?P<label>\d{1,2}|[A-Z])$")
+_LABEL_WORD = re.compile(r"(?:^|\s)(?:chapter|part|appendix|book|kapitel|teil|anhang)$", re.I)
+LABELLED_SHARE = 0.5  # of a style's numbered headings that carry the label after the title
+
+
+def _trailing_label(text: str) -> re.Match[str] | None:
+    m = _LABEL_AFTER.match(text)
+    if m is None or numbering_depth(text) is not None or _LABEL_WORD.search(m["title"]):
+        return None
+    return m
+
+
+def _chapter_labels(heads: list[_Head]) -> list[_Head]:
+    """A style whose numbers mostly come after the title (a chapter number or letter,
+    each after a different title; front matter unnumbered) prints its labels there (a
+    big "1" beside the chapter title): the label goes in front, where numbering is read.
+    A series of one title ("Week 1", "Week 2") is left alone. Elsewhere a trailing number
+    of a longer title is a page number or a note mark, dropped."""
+    titles: dict[tuple[float, bool], list[str]] = {}
+    for h in heads:
+        m = _trailing_label(h.text)
+        if m is not None:
+            titles.setdefault(h.style, []).append(m["title"].casefold())
+    numbered: Counter[tuple[float, bool]] = Counter(
+        h.style for h in heads if numbering_depth(h.text) is not None
+    )
+    labels = {
+        st
+        for st, ts in titles.items()
+        if len(ts) >= 2
+        and len(ts) >= LABELLED_SHARE * (len(ts) + numbered[st])
+        and len(set(ts)) == len(ts)
+    }
+    out: list[_Head] = []
+    for h in heads:
+        m = _trailing_label(h.text)
+        if m is not None and h.style in labels:
+            out.append(h._replace(text=f"{m['label']} {m['title']}"))
+        elif len(h.text.split()) > 2:
+            out.append(h._replace(text=_TRAILING_NUM.sub("", h.text)))
+        else:
+            out.append(h)
+    return out
+
+
+LISTED_SHARE = 0.25  # of a style's headings the contents lists, for it to cover the style
+
+
+def _keep_listed(heads: list[_Head], contents: Contents) -> list[_Head]:
+    """In a style the printed contents covers (it lists two or more of its headings and a
+    good share of them), a heading it does not list is left out: a starred section, front
+    matter, the contents page's own title. Styles the contents does not reach (it may
+    stop at chapters) keep every heading."""
+    if not contents:
+        return heads
+    listed = {h: contents.lists(h.text) for h in heads}
+    count: Counter[tuple[float, bool]] = Counter(h.style for h in heads)
+    hits: Counter[tuple[float, bool]] = Counter(h.style for h in heads if listed[h])
+    covered = {st for st, n in hits.items() if n >= max(2, LISTED_SHARE * count[st])}
+    return [h for h in heads if h.style not in covered or listed[h]]
+
+
 def _drop_figure_text(heads: list[_Head]) -> list[_Head]:
     """Large type inside figures (book covers, posters) and on crowded display pages.
 
@@ -461,11 +539,6 @@ def _levels(heads: Sequence[_Head], pages: Sequence[Sequence[Line]]) -> list[tup
     if not recurring:  # nothing recurs: rank every style by size
         recurring = sorted(count, key=lambda st: (-st[0], not st[1]))
     top = recurring[0][0]
-    numbered_style: set[tuple[float, bool]] = {
-        h.style for h in heads if numbering_depth(h.text) is not None
-    }
-    # a chapter style that carries numbers: "Introduction 1" is chapter 1 printed after
-    trailing = re.compile(r"^(.*\S)\s+(\d{1,2})$")
     shift = 0
     for h in heads:
         if (
@@ -483,13 +556,7 @@ def _levels(heads: Sequence[_Head], pages: Sequence[Sequence[Line]]) -> list[tup
             depth_min[h.style] = min(depth_min.get(h.style, d), d)
     out: list[tuple[_Head, int]] = []
     for h in heads:
-        text = h.text
-        if h.style in numbered_style and numbering_depth(text) is None:
-            m = trailing.match(text)
-            if m is not None and not _PART.match(text):
-                text = f"{m.group(2)} {m.group(1)}"
-                h = h._replace(text=text)
-        depth = numbering_depth(text)
+        depth = numbering_depth(h.text)
         if h.style in recurring:
             level = recurring.index(h.style) + 1 + shift
             if depth is not None and h.style in depth_min:

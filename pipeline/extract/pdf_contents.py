@@ -1,0 +1,72 @@
+"""A PDF's printed table of contents as evidence for its headings.
+
+The boilerplate pass takes a contents page's entries out of the text; their titles and
+section numbers still say which lines of the body the author counts as headings. Font
+evidence alone cannot tell an unnumbered heading that is in the contents (a chapter's
+"Exercises") from one that is not (a starred section, a dedication, the contents page's
+own title).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..text.titles import norm_title
+
+# an entry's dot leaders and page number ("1.2 Metric spaces . . . . 6", "Preface vii")
+_PAGE_REF = re.compile(r"(?:\s*[.·…])*\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")
+# a section number opening an entry or a heading: "3.1", "A.2", "Chapter 3", "Appendix B"
+_NUMBER = re.compile(
+    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+)?((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+\S",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Contents:
+    """The title keys (``norm_title``) and section numbers a printed contents lists."""
+
+    keys: frozenset[str] = frozenset()
+    numbers: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def lists(self, title: str) -> bool:
+        """Whether a heading ``title`` is one of the entries: the same title, or the same
+        section number (the contents may print a short title for a long one)."""
+        if norm_title(title) in self.keys:
+            return True
+        number = section_number(title)
+        return number is not None and number in self.numbers
+
+
+def section_number(title: str) -> str | None:
+    m = _NUMBER.match(title.strip())
+    return m.group(1).upper() if m is not None else None
+
+
+def printed_contents(lines: Iterable[str]) -> Contents:
+    """The contents from its entry lines, in reading order. An entry without a page
+    number continues on the next line (a title wrapped in a narrow column)."""
+    keys: set[str] = set()
+    numbers: set[str] = set()
+    pending = ""
+    for raw in lines:
+        text = " ".join(raw.split())
+        title = _PAGE_REF.sub("", text)
+        if pending:
+            joined = pending[:-1] + title if pending.endswith("-") else f"{pending} {title}"
+            keys.add(norm_title(joined))
+        pending = text if title == text else ""  # no page number: the title may go on
+        number = section_number(title)
+        if number is not None:
+            numbers.add(number)
+        keys.add(norm_title(title))
+    keys.discard("")
+    return Contents(frozenset(keys), frozenset(numbers))
+
+
+__all__ = ["Contents", "printed_contents", "section_number"]
