@@ -1,4 +1,4 @@
-"""Checks of the DESIGN invariants over one document's chunks (used by tests and scripts)."""
+"""Checks of the invariants of docs/design.md over one document's chunks (tests, scripts)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Chunk real files and check the DESIGN invariants; exit 1 on any violation.
+"""Chunk real files and check the invariants of docs/design.md; exit 1 on any violation.
 
 python scripts/check_invariants.py PATH... [--preset medium] [--overlap medium]
     [--tokenizer FILE] [--window TOKENIZER_JSON]

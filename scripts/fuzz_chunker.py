@@ -1,6 +1,6 @@
 """Long fuzz run of the chunker: random mixtures of every block type, MDX constructs and
 hostile text (NUL, invalid UTF-8 replaced, RTL/CJK, ZWJ emoji, mixed newlines), checked
-against the DESIGN invariants and determinism. Failing inputs are saved.
+against the invariants of docs/design.md and determinism. Failing inputs are saved.
 
     python scripts/fuzz_chunker.py --minutes 10 [--out fuzz-failures] [--seed N]
 """

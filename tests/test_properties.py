@@ -1,4 +1,4 @@
-"""Property tests of the DESIGN invariants 1-4 on generated and pathological inputs."""
+"""Property tests of invariants 1-4 of docs/design.md on generated and pathological inputs."""
 
 from __future__ import annotations
 
