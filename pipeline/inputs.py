@@ -4,7 +4,9 @@ followed by an empty literal) and answers others with silent empty results."""
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 
 from .errors import InvalidInput
 
@@ -52,9 +54,17 @@ def check_query(query: object) -> str:
     return query
 
 
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest known word, then the known words."""
+    known = tuple(known)
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    guess = f"; did you mean {close[0]!r}?" if close else ""
+    return f"{guess} (allowed: {', '.join(known)})"
+
+
 def check_choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
-        raise InvalidInput(f"unknown {what} {value!r}; allowed: {', '.join(allowed)}")
+        raise InvalidInput(f"unknown {what} {value!r}{did_you_mean(value, allowed)}")
     return value
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..chunk.hints import HINT_ORDER
 from ..inputs import check_choice, check_id, check_literal, check_pages
 from .store import quote
 
 TIERS = ("section", "snippet")
+HINTS = (*HINT_ORDER, "mixed")
+FORMATS = ("pdf", "epub", "markdown", "mdx", "text")  # Document.format of each reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,10 +25,12 @@ class Filters:
 
     def __post_init__(self) -> None:
         """Refuse what would reach Typesense as a malformed filter (an empty ``--doc``
-        used to drop the filter silently; a reversed page range matched nothing)."""
-        for value in (*self.hints, self.format):
-            if value is not None:
-                check_literal(value)
+        used to drop the filter silently; a reversed page range matched nothing; a
+        misspelled hint or format matched nothing and said "No results")."""
+        for hint in self.hints:
+            check_choice(check_literal(hint), HINTS, "content hint")
+        if self.format is not None:
+            check_choice(check_literal(self.format), FORMATS, "format")
         if self.tier is not None:
             check_choice(self.tier, TIERS, "tier")
         if self.doc is not None:
