@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO, handlers=[ConsoleLog()]
     )
     # One line per HTTP request is noise for a person; our own messages say what matters.
-    for noisy in ("httpx", "httpcore"):
+    for noisy in ("httpx", "httpcore", "bm25s"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     if getattr(args, "config", None):
         # Every stage and worker process reads its own section of the same file.

@@ -21,7 +21,7 @@ from .cli_common import config_option, err, open_library, out, print_json
 from .cli_read import add_read_commands
 from .config import OVERLAPS, PRESETS
 from .config_files import load_config
-from .errors import FolioError
+from .errors import FolioError, RetrievalError
 from .extract import SUPPORTED_SUFFIXES
 from .index import server
 from .ingest import Report
@@ -141,10 +141,13 @@ def _print_report(report: Report) -> None:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    lib = open_library(args)
-    found = lib.document(args.doc)
-    removed = lib.delete(found.doc_id, wait=args.wait)
-    err.print(f"deleted {markup(found.path)} ({removed} chunks)", highlight=False)
+    # Looked up under the library lock: an ingest under way may be adding it.
+    try:
+        removed = open_library(args).delete(args.doc, wait=args.wait)
+    except RetrievalError as exc:  # no such document: nothing to do, as before
+        err.print(f"folio: {markup(str(exc))}", highlight=False)
+        return 1
+    err.print(f"deleted {markup(repr(args.doc))} ({removed} chunks)", highlight=False)
     return 0
 
 
