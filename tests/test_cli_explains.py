@@ -224,6 +224,13 @@ def test_config_files_are_found_and_shown_with_their_source(tmp_path: Path) -> N
     (work / "folio.yaml").write_text("chunk:\n  concepts: 4\n  heading_depth: 3\n")
     (work / "a.md").write_text("# A\n\n" + "word " * 2000 + "\n")
     xdg = {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    explicit = tmp_path / "mine.yaml"
+    explicit.write_text("chunk:\n  concepts: 6\n")
+    chunks = folio("chunk", "a.md", "--config", str(explicit), cwd=work, **xdg)
+    assert chunks.returncode == 0, chunks.stderr
+    records = [json.loads(line) for line in chunks.stdout.splitlines()]
+    # the user's preset (small: snippets of 256 at most), the folder's heading depth
+    assert max(r["est_tokens"] for r in records if r["tier"] == "snippet") <= 256
     shown = folio("config", "show", "--json", cwd=work, **xdg)
     assert shown.returncode == 0, shown.stderr
     settings = json.loads(shown.stdout)["settings"]
@@ -231,11 +238,6 @@ def test_config_files_are_found_and_shown_with_their_source(tmp_path: Path) -> N
     assert settings["chunk.concepts"] == {"value": 4, "from": str(work / "folio.yaml")}
     assert settings["chunk.snippet_max"] == {"value": 256, "from": "preset small"}
     assert settings["chunk.min_tokens"]["from"] == "default"
-    explicit = tmp_path / "mine.yaml"
-    explicit.write_text("chunk:\n  concepts: 6\n")
-    chunks = folio("chunk", "a.md", "--config", str(explicit), cwd=work, **xdg)
-    records = [json.loads(line) for line in chunks.stdout.splitlines()]
-    assert max(r["est_tokens"] for r in records if r["tier"] == "snippet") <= 256
     text = folio("config", "show", cwd=work, **xdg, FOLIO_CONFIG=str(explicit)).stdout
     assert any(
         line.startswith("chunk.concepts") and line.endswith(str(explicit))
@@ -244,8 +246,9 @@ def test_config_files_are_found_and_shown_with_their_source(tmp_path: Path) -> N
 
 
 def test_unknown_config_keys_get_a_suggestion(tmp_path: Path) -> None:
-    (tmp_path / "folio.yaml").write_text("chunk:\n  presett: small\n")
-    run = folio("config", "show", cwd=tmp_path)
+    (tmp_path / "x.md").write_text("# X\n\ntext\n")
+    (tmp_path / "c.yaml").write_text("chunk:\n  presett: small\n")
+    run = folio("chunk", "x.md", "--config", "c.yaml", cwd=tmp_path)
     assert run.returncode == 2 and "did you mean 'preset'" in run.stderr, run.stderr
     (tmp_path / "folio.yaml").write_text("typesens:\n  url: http://x:1\n")
     run = folio("chunk", "x.md", cwd=tmp_path)
