@@ -280,11 +280,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Everything Folio writes (FOLIO_HOME: state, keys, side index; private copies of the
     # files it reads) is for this user alone.
     os.umask(0o077)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO, handlers=[ConsoleLog()]
-    )
+    level = logging.DEBUG if args.verbose else logging.INFO
+    # The handler's level too: a library may set its own logger to DEBUG (bm25s does).
+    logging.basicConfig(level=level, handlers=[ConsoleLog(level)])
     # One line per HTTP request is noise for a person; our own messages say what matters.
-    for noisy in ("httpx", "httpcore", "bm25s"):
+    for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     if getattr(args, "config", None):
         # Every stage and worker process reads its own section of the same file.

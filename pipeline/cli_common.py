@@ -49,8 +49,8 @@ class ConsoleLog(logging.Handler):
     """Log lines on the stderr console, so that they print above a live progress bar
     instead of through it: one line each, naming its file, each said once."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, level: int = logging.NOTSET) -> None:
+        super().__init__(level)
         self.addFilter(NameTheFile())
         self.addFilter(Once())
 

@@ -58,11 +58,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         console=err,
         disable=args.json or not err.is_terminal,
     )
-    task = progress.add_task("ingest", total=None, pages=0, chunks=0)
+    # Shown once the files to read are counted (it said 0/? while they were hashed).
+    task = progress.add_task("ingest", total=None, pages=0, chunks=0, visible=False)
 
     def hook(event: str, totals: dict[str, int]) -> None:
         if event == "start":
-            progress.update(task, total=totals["files"])
+            progress.update(task, total=totals["files"], visible=True)
         progress.update(
             task, completed=totals["done"], pages=totals["pages"], chunks=totals["chunks"]
         )

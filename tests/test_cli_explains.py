@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -253,3 +255,44 @@ def test_unknown_config_keys_get_a_suggestion(tmp_path: Path) -> None:
     (tmp_path / "folio.yaml").write_text("typesens:\n  url: http://x:1\n")
     run = folio("chunk", "x.md", cwd=tmp_path)
     assert run.returncode == 2 and "did you mean 'typesense'" in run.stderr, run.stderr
+
+
+def on_a_terminal(*args: str) -> str:
+    """What `folio` writes to stderr when stderr is a terminal, escape sequences removed."""
+    parent, child = pty.openpty()
+    env = {**os.environ, "COLUMNS": "100", "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=child,
+        cwd=ROOT,
+        env=env,
+    )
+    os.close(child)
+    shown = b""
+    try:
+        while piece := os.read(parent, 65536):
+            shown += piece
+    except OSError:  # the other end is closed: all read
+        pass
+    finally:
+        os.close(parent)
+    assert proc.wait(timeout=180) in (0, 1)
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", shown.decode())
+
+
+def test_ingest_log_lines_print_above_the_progress_bar(
+    store: Store, folio_env: Path, tmp_path: Path
+) -> None:
+    lib = tmp_path / "pdfs"
+    lib.mkdir()
+    for pdf in PDFS.glob("*.pdf"):
+        (lib / pdf.name).write_bytes(pdf.read_bytes())
+    (lib / "truncated.pdf").write_bytes((PDFS / "pdflatex-outline.pdf").read_bytes()[:-40])
+    screen = on_a_terminal("ingest", str(lib), "--workers", "2")
+    lines = re.split(r"[\r\n]", screen)
+    logged = [line for line in lines if "folio:" in line]
+    assert any("EOF marker not found" in line for line in logged), screen
+    # a log line is a line of its own, never written into the bar's
+    assert not [line for line in logged if "files ·" in line], screen
+    assert "0/?" not in screen  # the counter appears once the files are counted
