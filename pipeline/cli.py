@@ -272,8 +272,6 @@ def _explain(parser: argparse.ArgumentParser) -> None:
                 _explain(child)
 
 
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -7,6 +7,7 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
@@ -57,6 +58,22 @@ class ConsoleLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         text = " ".join(line(record, record.getMessage()).split())
         err.print(f"folio: {markup(text)}", highlight=False, soft_wrap=True)
+
+
+def at_least(least: int, kind: type[float] | type[int]) -> Callable[[str], float | int]:
+    """An argparse type: a number of ``kind``, ``least`` or more (0 switches a limit off)."""
+
+    def parse(raw: str) -> float | int:
+        try:
+            value = kind(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {raw!r}") from None
+        if value < least:
+            meaning = " (no limit)" if least == 0 else ""
+            raise argparse.ArgumentTypeError(f"must be {least}{meaning} or more, not {raw}")
+        return value
+
+    return parse
 
 
 class DefaultsShown(argparse.HelpFormatter):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from rich.progress import (
     BarColumn,
@@ -17,7 +16,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .cli_common import config_option, err, open_library, out, print_json
+from .cli_common import at_least, config_option, err, open_library, out, print_json
 from .cli_read import add_read_commands
 from .config import OVERLAPS, PRESETS
 from .config_files import load_config
@@ -28,19 +27,6 @@ from .ingest import Report
 from .library import discover
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .terminal import markup
-
-
-def _non_negative(kind: type[float] | type[int]) -> Any:
-    def parse(raw: str) -> float | int:
-        try:
-            value = kind(raw)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {raw!r}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {raw}")
-        return value
-
-    return parse
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -136,8 +122,8 @@ def _print_report(report: Report) -> None:
     err.print(
         f"time {secs['total']:.1f}s wall clock; extract {secs['extract']:.1f}s, chunk "
         f"{secs['chunk']:.1f}s, embed {secs['embed']:.1f}s {workers}; index "
-        f"{secs['index']:.1f}s" + (" — interrupted: run the same command again to finish"
-                                    if report.interrupted else "")
+        f"{secs['index']:.1f}s"
+        + (" — interrupted: run the same command again to finish" if report.interrupted else "")
     )
 
 
@@ -185,7 +171,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     waiting = argparse.ArgumentParser(add_help=False)
     waiting.add_argument(
         "--wait",
-        type=_non_negative(float),
+        type=at_least(0, float),
         default=None,
         metavar="SECONDS",
         help="when another ingest, delete or reindex is writing to the library, wait "
@@ -262,21 +248,21 @@ def _add_ingest(
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
     p.add_argument(
         "--file-timeout",
-        type=_non_negative(float),
+        type=at_least(0, float),
         default=None,
         metavar="SECONDS",
         help=f"give up on a file after this long (default {DEFAULT_FILE_TIMEOUT:g}; 0: no limit)",
     )
     p.add_argument(
         "--max-file-mb",
-        type=_non_negative(float),
+        type=at_least(0, float),
         default=None,
         metavar="MB",
         help=f"refuse files larger than this (default {DEFAULT_MAX_FILE_MB:g}; 0: no limit)",
     )
     p.add_argument(
         "--max-memory-mb",
-        type=_non_negative(int),
+        type=at_least(0, int),
         default=None,
         metavar="MB",
         help=f"address space per worker process (default {DEFAULT_MAX_MEMORY_MB}; 0: no limit)",

@@ -7,7 +7,7 @@ import argparse
 import math
 import sys
 
-from .cli_common import err, open_library, out, print_json
+from .cli_common import at_least, err, open_library, out, print_json
 from .errors import FolioError
 from .facade import Library
 from .index import server
@@ -136,9 +136,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     width = max(60, out.width)
     out.print(_ROW.format("doc_id", "status", "format", "pages", "sect", "snip") + "title")
     for d in docs:
-        head = _ROW.format(
-            d.doc_id[:12], d.status, d.format, d.pages or "", d.sections, d.snippets
-        )
+        head = _ROW.format(d.doc_id[:12], d.status, d.format, d.pages or "", d.sections, d.snippets)
         title = elide_middle(plain(d.title) or "(untitled)", width - len(head))
         out.print(markup(head + title), highlight=False)
         out.print(markup("  " + elide_middle(plain(d.path), width - 2)), highlight=False)
@@ -265,8 +263,10 @@ def add_read_commands(
     p.add_argument("query", metavar="QUERY", help="a few keywords")
     add_filters(p)
     p.add_argument("--tier", help=f"only this tier: {', '.join(TIERS)}")
-    p.add_argument("--page", type=_positive, default=1, help="which page of results")
-    p.add_argument("--per-page", type=_positive, default=10, help="results per page (at most 250)")
+    p.add_argument("--page", type=at_least(1, int), default=1, help="which page of results")
+    p.add_argument(
+        "--per-page", type=at_least(1, int), default=10, help="results per page (at most 250)"
+    )
     p.add_argument("--json", action="store_true", help="hits, counts and facets as JSON")
     p.set_defaults(func=cmd_search)
 
@@ -280,7 +280,11 @@ def add_read_commands(
     )
     p.add_argument("query", metavar="QUERY", help="the question, in words")
     p.add_argument(
-        "--budget", type=_positive, default=2000, metavar="TOKENS", help="tokens of context at most"
+        "--budget",
+        type=at_least(1, int),
+        default=2000,
+        metavar="TOKENS",
+        help="tokens of context at most",
     )
     p.add_argument(
         "--mode",
@@ -325,13 +329,3 @@ def add_read_commands(
     )
     p.add_argument("--json", action="store_true", help="the same as JSON")
     p.set_defaults(func=cmd_status)
-
-
-def _positive(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {raw!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value

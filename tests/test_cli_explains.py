@@ -198,15 +198,21 @@ def test_docs_and_status_fit_80_columns_with_json_for_both(
     assert info["sections"] >= 1 and info["files"] == {"complete": 1}
 
 
-def test_ingest_warnings_name_the_file_once_and_the_times_say_what_they_are(
-    store: Store, folio_env: Path, tmp_path: Path
-) -> None:
+def pdfs(tmp_path: Path) -> Path:
+    """A folder of two PDFs and a truncated one (pypdf: "EOF marker not found")."""
     lib = tmp_path / "pdfs"
     lib.mkdir()
     for pdf in PDFS.glob("*.pdf"):
         (lib / pdf.name).write_bytes(pdf.read_bytes())
+    (lib / "truncated.pdf").write_bytes((PDFS / "pdflatex-outline.pdf").read_bytes()[:-40])
+    return lib
+
+
+def test_ingest_warnings_name_the_file_once_and_the_times_say_what_they_are(
+    store: Store, folio_env: Path, tmp_path: Path
+) -> None:
+    lib = pdfs(tmp_path)
     broken = lib / "truncated.pdf"
-    broken.write_bytes((PDFS / "pdflatex-outline.pdf").read_bytes()[:-40])
     run = folio("ingest", str(lib), "--workers", "2")
     assert run.returncode == 1  # the truncated one
     notes = [line for line in run.stderr.splitlines() if "PDF backend" in line]
@@ -284,11 +290,7 @@ def on_a_terminal(*args: str) -> str:
 def test_ingest_log_lines_print_above_the_progress_bar(
     store: Store, folio_env: Path, tmp_path: Path
 ) -> None:
-    lib = tmp_path / "pdfs"
-    lib.mkdir()
-    for pdf in PDFS.glob("*.pdf"):
-        (lib / pdf.name).write_bytes(pdf.read_bytes())
-    (lib / "truncated.pdf").write_bytes((PDFS / "pdflatex-outline.pdf").read_bytes()[:-40])
+    lib = pdfs(tmp_path)
     screen = on_a_terminal("ingest", str(lib), "--workers", "2")
     lines = re.split(r"[\r\n]", screen)
     logged = [line for line in lines if "folio:" in line]
