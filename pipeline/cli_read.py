@@ -35,17 +35,33 @@ def _filters(lib: Library, args: argparse.Namespace) -> Filters:
     )
 
 
+EMPTY = "the library is empty: run `folio ingest PATH` first"
+
+
+def _never_started(args: argparse.Namespace) -> bool:
+    """Nothing can be indexed yet: starting the embedded server for a read would only
+    create an empty library."""
+    return load_server_settings(args.config).embedded and not server.ever_started()
+
+
+def _library(args: argparse.Namespace) -> Library:
+    """The library to read, refused when it cannot hold anything yet."""
+    if _never_started(args):
+        raise FolioError(EMPTY)
+    return open_library(args)
+
+
 def _refuse_empty(lib: Library) -> None:
     """Nothing found because nothing is indexed: say what to do."""
     counts = lib.counts()
     if counts.sections + counts.snippets == 0:
         files = sum(counts.statuses.values())
         held = f" ({files} file records, none with text: see `folio docs`)" if files else ""
-        raise FolioError(f"the library is empty{held}: run `folio ingest PATH` first")
+        raise FolioError(EMPTY.replace(":", f"{held}:", 1))
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    lib = open_library(args)
+    lib = _library(args)
     result = lib.search(args.query, _filters(lib, args), page=args.page, per_page=args.per_page)
     if result.found == 0:
         _refuse_empty(lib)
@@ -91,7 +107,7 @@ def _print_hit(h: Hit) -> None:
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
-    lib = open_library(args)
+    lib = _library(args)
     ctx = lib.retrieve(args.query, args.budget, _filters(lib, args), mode=args.mode)
     if not ctx.items:
         _refuse_empty(lib)
@@ -106,7 +122,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    shown = open_library(args).show(args.id)
+    shown = _library(args).show(args.id)
     if args.json:
         print_json(shown)
         return 0
@@ -126,7 +142,8 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
-    docs = sorted(open_library(args).documents(), key=lambda d: d.path)
+    found = [] if _never_started(args) else open_library(args).documents()
+    docs = sorted(found, key=lambda d: d.path)
     if args.json:
         print_json([_doc_json(d) for d in docs])
         return 0

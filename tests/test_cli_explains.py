@@ -19,6 +19,7 @@ import pytest
 from pipeline import Library
 from pipeline.cli import build_parser
 from pipeline.config import make_config
+from pipeline.index import server
 from pipeline.index.store import Store
 
 ROOT = Path(__file__).parent.parent
@@ -154,6 +155,21 @@ def test_an_empty_library_and_an_empty_folder_say_what_to_do(
         assert run.returncode == 2 and "the library is empty" in run.stderr, run.stdout
         assert "folio ingest" in run.stderr
     assert "The library is empty: run `folio ingest PATH`" in folio("docs").stdout
+    home = tmp_path / "fresh-home"  # the embedded server: not started for a read
+    embedded = {k: v for k, v in os.environ.items() if not k.startswith("TYPESENSE_")}
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "pipeline", "search", "functor"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+            env={**embedded, "FOLIO_HOME": str(home)},
+        )
+        assert run.returncode == 2 and "the library is empty" in run.stderr, run.stderr
+        assert server.running(home) is None and not (home / "typesense-data").exists()
+    finally:
+        server.stop(home)  # what the old code started
     empty = tmp_path / "photos"
     empty.mkdir()
     (empty / "cat.jpg").write_bytes(b"\xff\xd8\xff")
