@@ -13,10 +13,10 @@ from typing import TypeVar
 
 from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
-from .cli_common import ConsoleLog, DefaultsShown, config_option, open_library
+from .cli_common import ConsoleLog, DefaultsShown, config_option
 from .config import OVERLAPS, PRESETS, ChunkConfig
 from .config_files import load_config
-from .errors import FolioError, InvalidInput, LockBusy
+from .errors import FolioError, LockBusy
 from .extract import extract_file
 from .library import discover
 from .model import Chunk
@@ -114,16 +114,11 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_outline(args: argparse.Namespace) -> int:
-    indexed = [f for f in args.files if not Path(f).exists()]
-    if indexed:  # not a file here: a document of the library (doc_id, prefix, path)
-        if len(args.files) > 1:
-            raise InvalidInput(
-                f"{indexed[0]}: no such file; an indexed document's outline is shown "
-                "for one DOC at a time"
-            )
+    if len(args.files) == 1 and not Path(args.files[0]).exists():
+        # Not a file here: a document of the library (doc_id, its prefix, its path).
         from .cli_read import print_library_outline
 
-        print_library_outline(open_library(args), indexed[0], args.json)
+        print_library_outline(args, args.files[0])
         return 0
     config = _config(args)
     failed = 0

@@ -9,20 +9,24 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from .facade import Library
 from .index.settings import folio_home, secure_home
 from .logs import NameTheFile, Once, line
 from .terminal import markup
+
+if TYPE_CHECKING:
+    from .facade import Library
 
 err = Console(stderr=True)
 out = Console()
 
 
 def open_library(args: argparse.Namespace) -> Library:
+    from .facade import Library  # chunk, extract and outline never load Typesense's client
+
     secure_home(folio_home())  # a home made by an older Folio is tightened here
     return Library.open(config=getattr(args, "config", None))
 

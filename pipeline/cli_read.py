@@ -8,7 +8,7 @@ import math
 import sys
 
 from .cli_common import at_least, err, open_library, out, print_json
-from .errors import FolioError
+from .errors import FolioError, RetrievalError
 from .facade import Library
 from .index import server
 from .index.filters import FORMATS, HINTS, TIERS, Filters
@@ -224,11 +224,18 @@ def _status(info: dict[str, object], as_json: bool) -> int:
     return 0
 
 
-def print_library_outline(lib: Library, doc: str, as_json: bool) -> None:
-    """`folio outline DOC`: the sections of an indexed document, in order."""
-    found = lib.document(doc)
+def print_library_outline(args: argparse.Namespace, doc: str) -> None:
+    """`folio outline DOC` (DOC not a file here): the sections of an indexed document,
+    in order."""
+    if _never_started(args):
+        raise FolioError(f"{doc}: no such file (and the library is empty)")
+    lib = open_library(args)
+    try:
+        found = lib.document(doc)
+    except RetrievalError as exc:
+        raise RetrievalError(f"{doc}: no such file; {exc}") from None
     entries = lib.outline(found.doc_id)
-    if as_json:
+    if args.json:
         print_json({"doc": _doc_json(found), "sections": [_entry_json(e) for e in entries]})
         return
     out.print(markup(f"{found.path}: {found.title} ({len(entries)} sections)"), highlight=False)
