@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 from .api import chunk_file, chunk_markdown, chunk_text
 from .chunk.tiers import chunk_document
 from .chunk.tokens import Estimator, TokenCounter, estimate_tokens, make_counter
-from .config import ChunkConfig, load_config, make_config
+from .config import ChunkConfig, make_config
+from .config_files import load_config
 from .errors import ConfigError, ExtractionError, FolioError
 from .extract import extract_file
 from .model import Block, Chunk, Document

@@ -13,7 +13,9 @@ from typing import TypeVar
 
 from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
-from .config import OVERLAPS, PRESETS, ChunkConfig, load_config
+from .cli_common import ConsoleLog, DefaultsShown, config_option
+from .config import OVERLAPS, PRESETS, ChunkConfig
+from .config_files import load_config
 from .errors import FolioError, LockBusy
 from .extract import extract_file
 from .library import discover
@@ -112,6 +114,12 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_outline(args: argparse.Namespace) -> int:
+    if len(args.files) == 1 and not Path(args.files[0]).exists():
+        # Not a file here: a document of the library (doc_id, its prefix, its path).
+        from .cli_read import print_library_outline
+
+        print_library_outline(args, args.files[0])
+        return 0
     config = _config(args)
     failed = 0
     results: list[dict[str, object]] = []
@@ -159,13 +167,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="folio",
         description="Turn a library of books and documents into heading-aware, two-tier, "
-        "search-ready chunks.",
+        "search-ready chunks; index, search and retrieve them. `folio COMMAND --help` "
+        "describes each command.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     chunk = sub.add_parser(
         "chunk",
+        parents=[config_option()],
         help="chunk files or folders into sections and snippets",
         description="Chunk files (pdf, epub, md, mdx, markdown, txt) or whole folders, "
         "recursively. "
@@ -177,32 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("jsonl", "table"),
         default="jsonl",
-        help="jsonl (default) or a human-readable table",
+        help="jsonl (one object per chunk) or a human-readable table",
     )
-    chunk.add_argument(
-        "--preset",
-        choices=tuple(PRESETS),
-        default=None,
-        help="chunk sizes: small | medium (sections 1700/2000, snippets 420/512 tokens) | large",
-    )
-    chunk.add_argument(
-        "--overlap",
-        choices=tuple(OVERLAPS),
-        default=None,
-        help="overlap between neighbours: none | low | medium (120/80) | high",
-    )
-    chunk.add_argument(
-        "--config",
-        metavar="FILE",
-        default=None,
-        help="YAML config file with a `chunk:` mapping (default $FOLIO_CONFIG)",
-    )
-    chunk.add_argument(
-        "--tokenizer",
-        metavar="FILE",
-        default=None,
-        help="count exactly with a tokenizer.json or tiktoken BPE file",
-    )
+    _chunk_options(chunk)
     chunk.set_defaults(func=cmd_chunk)
 
     extract = sub.add_parser(
@@ -211,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print the normalized text of FILE (headings as ATX lines); with "
         "--json also its pages, outline and metadata.",
     )
-    extract.add_argument("file", metavar="FILE")
+    extract.add_argument("file", metavar="FILE", help="a pdf, epub, md, mdx, markdown or txt file")
     extract.add_argument("--json", action="store_true", help="structured output")
     extract.add_argument(
         "--pdf-backend",
@@ -229,35 +216,55 @@ def build_parser() -> argparse.ArgumentParser:
 
     outline = sub.add_parser(
         "outline",
-        help="print the heading tree that will be chunked",
+        parents=[config_option()],
+        help="print the heading tree of files, or of an indexed document",
         description="Print each FILE's heading tree as the chunker reads it, with page "
         "ranges and the number of sections and snippets under each heading, to check a "
-        "book before ingesting it.",
+        "book before ingesting it. Given an indexed document instead (its doc_id, a "
+        "unique prefix as `folio docs` shows it, or its path), print its stored sections "
+        "in order with their ids.",
     )
-    outline.add_argument("files", nargs="+", metavar="FILE")
+    outline.add_argument("files", nargs="+", metavar="FILE", help="files, or one indexed DOC")
     outline.add_argument("--json", action="store_true", help="structured output")
     outline.add_argument(
         "--no-outline", action="store_true", help="ignore PDF bookmarks / EPUB nav"
     )
-    outline.add_argument("--preset", choices=tuple(PRESETS), default=None)
-    outline.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)
-    outline.add_argument("--config", metavar="FILE", default=None)
-    outline.add_argument("--tokenizer", metavar="FILE", default=None)
+    _chunk_options(outline)
     outline.set_defaults(func=cmd_outline)
 
+    from .cli_config import add_config
     from .cli_index import add_commands
     from .web.command import add_serve
 
     add_commands(sub)
+    add_config(sub)
     add_serve(sub)
+    _explain(parser)
     return parser
 
 
-class _PlainFormatter(logging.Formatter):
-    """Log lines name files and quote documents: no control characters to the terminal."""
+def _chunk_options(p: argparse.ArgumentParser) -> None:
+    from .cli_index import OVERLAP_HELP, PRESET_HELP
 
-    def format(self, record: logging.LogRecord) -> str:
-        return plain(super().format(record))
+    p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
+    p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)
+    p.add_argument(
+        "--tokenizer",
+        metavar="FILE",
+        default=None,
+        help="count exactly with a tokenizer.json or tiktoken BPE file (default: estimate)",
+    )
+
+
+def _explain(parser: argparse.ArgumentParser) -> None:
+    """Every parser: no abbreviations (``--prun`` was taken as the destructive
+    ``--prune``) and help that names the defaults."""
+    parser.allow_abbrev = False
+    parser.formatter_class = DefaultsShown
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _explain(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -266,9 +273,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Everything Folio writes (FOLIO_HOME: state, keys, side index; private copies of the
     # files it reads) is for this user alone.
     os.umask(0o077)
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_PlainFormatter("folio: %(message)s"))
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, handlers=[handler])
+    level = logging.DEBUG if args.verbose else logging.INFO
+    # The handler's level too: a library may set its own logger to DEBUG (bm25s does).
+    logging.basicConfig(level=level, handlers=[ConsoleLog(level)])
     # One line per HTTP request is noise for a person; our own messages say what matters.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

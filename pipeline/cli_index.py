@@ -1,15 +1,11 @@
-"""`folio` commands that talk to Typesense: ingest, search, docs, delete, status,
-server, reindex."""
+"""`folio` commands that write the library or run its servers: ingest, delete,
+reindex, server, mcp; and the registration of every library command."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from pathlib import Path
-from typing import Any
 
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,44 +16,24 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .config import load_config
-from .errors import InvalidInput
-from .index import server, side_index
-from .index.documents import delete_document
-from .index.schema import CHUNKS, DOCUMENTS
-from .index.settings import folio_home, load_server_settings, secure_home
-from .index.store import Store
-from .ingest import Report, ingest
-from .library import resolved
+from .cli_common import at_least, config_option, err, open_library, out, print_json
+from .cli_read import add_read_commands
+from .config import OVERLAPS, PRESETS
+from .config_files import load_config
+from .errors import FolioError, RetrievalError
+from .extract import SUPPORTED_SUFFIXES
+from .index import server
+from .ingest import Report
+from .library import discover
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
-from .retrieve import MODES, Filters, retrieve, search
-from .terminal import markup, plain
-
-err = Console(stderr=True)
-out = Console()
-
-
-def _store(args: argparse.Namespace) -> Store:
-    secure_home(folio_home())  # a home made by an older Folio is tightened here
-    return Store.connect(load_server_settings(getattr(args, "config", None)))
-
-
-def _non_negative(kind: type[float] | type[int]) -> Any:
-    def parse(raw: str) -> float | int:
-        try:
-            value = kind(raw)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {raw!r}") from None
-        if value < 0:
-            raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, not {raw}")
-        return value
-
-    return parse
+from .terminal import markup
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     config = load_config(args.config, {"preset": args.preset, "overlap": args.overlap})
-    store = _store(args)
+    if not args.prune:
+        _refuse_nothing_to_read(args.paths)
+    lib = open_library(args)
     progress = Progress(
         TextColumn("[bold]ingest"),
         BarColumn(),
@@ -68,21 +44,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         console=err,
         disable=args.json or not err.is_terminal,
     )
-    task = progress.add_task("ingest", total=None, pages=0, chunks=0)
+    # Shown once the files to read are counted (it said 0/? while they were hashed).
+    task = progress.add_task("ingest", total=None, pages=0, chunks=0, visible=False)
 
     def hook(event: str, totals: dict[str, int]) -> None:
         if event == "start":
-            progress.update(task, total=totals["files"])
+            progress.update(task, total=totals["files"], visible=True)
         progress.update(
             task, completed=totals["done"], pages=totals["pages"], chunks=totals["chunks"]
         )
 
     limits = Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb)
-    with store.writing(args.wait, "ingest --prune" if args.prune else "ingest"), progress:
-        report = ingest(
+    with progress:
+        report = lib.ingest(
             args.paths,
             config,
-            store,
             prune=args.prune,
             workers=args.workers,
             progress=hook,
@@ -90,15 +66,26 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             max_file_mb=limits.max_file_mb,
             max_memory_mb=limits.max_memory_mb,
             embed=False if args.no_embed else None,
+            wait=args.wait,
         )
     if args.json:
-        json.dump(report.to_dict(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        print_json(report.to_dict())
     else:
         _print_report(report)
     if report.interrupted:
         return 130
     return 1 if report.failed else 0
+
+
+def _refuse_nothing_to_read(paths: list[str]) -> None:
+    """A folder without a file Folio reads would ingest nothing, silently."""
+    for raw in paths:
+        if Path(raw).is_dir() and not discover([raw])[0]:
+            kinds = " ".join(sorted(SUPPORTED_SUFFIXES))
+            raise FolioError(
+                f"{raw}: no file Folio can read in this folder (it reads {kinds}); "
+                "give a folder that holds some, or the files themselves"
+            )
 
 
 def _print_report(report: Report) -> None:
@@ -131,166 +118,24 @@ def _print_report(report: Report) -> None:
             f"embedded {report.embedded} snippets with {markup(report.embedder)}: "
             f"{secs['embed']:.1f}s in workers ({per:.1f}s per 1,000 snippets)"
         )
+    workers = "summed over the worker processes, which run side by side"
     err.print(
-        f"time {secs['total']:.1f}s (extract {secs['extract']:.1f}s, chunk {secs['chunk']:.1f}s, "
-        f"embed {secs['embed']:.1f}s in workers; index {secs['index']:.1f}s)"
+        f"time {secs['total']:.1f}s wall clock; extract {secs['extract']:.1f}s, chunk "
+        f"{secs['chunk']:.1f}s, embed {secs['embed']:.1f}s {workers}; index "
+        f"{secs['index']:.1f}s"
         + (" — interrupted: run the same command again to finish" if report.interrupted else "")
     )
 
 
-def _filters(args: argparse.Namespace) -> Filters:
-    return Filters(
-        hints=tuple(args.hint or ()),
-        tier=getattr(args, "tier", None),
-        doc=args.doc,
-        format=args.format,
-        has_table=True if args.has_table else None,
-        page_from=args.pages[0] if args.pages else None,
-        page_to=args.pages[1] if args.pages else None,
-    )
-
-
-def cmd_search(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.ensure_collections()
-    result = search(store, args.query, _filters(args), page=args.page, per_page=args.per_page)
-    if args.json:
-        json.dump(result.to_dict(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
-    if not result.hits:
-        hint = " Try dropping filters (--hint/--tier/--doc/--format/--has-table/--pages)."
-        out.print(f"No results for {markup(repr(args.query))}." + (hint if result.filters else ""))
-        return 0
-    for h in result.hits:
-        pages = f" p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
-        out.print(
-            f"[bold]{markup(' > '.join(h.breadcrumb))}[/bold]{pages} "
-            f"[dim]{h.tier} · {', '.join(h.content_hints)} · {h.id}[/dim]",
-            highlight=False,
-        )
-        text = markup(" ".join(h.highlight.split())[:300])
-        out.print(
-            "  "
-            + text.replace("&lt;mark&gt;", "")
-            .replace("<mark>", "[bold]")
-            .replace("</mark>", "[/bold]"),
-            highlight=False,
-        )
-    last = min(result.found, result.page * result.per_page)
-    s = "s" if result.folded > 1 else ""
-    folded = f"; {result.folded} repeated preview{s} folded" if result.folded else ""
-    first = (result.page - 1) * result.per_page + 1
-    out.print(f"\n{result.found} hits (showing {first}-{last}{folded})")
-    for name, counts in result.facets.items():
-        shown = ", ".join(f"{value} {count}" for value, count in counts[:8])
-        out.print(f"[dim]{name}:[/dim] {markup(shown)}", highlight=False)
-    return 0
-
-
-def cmd_retrieve(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.ensure_collections()
-    ctx = retrieve(store, args.query, args.budget, _filters(args), mode=args.mode)
-    if args.json:
-        json.dump(ctx.to_dict(), sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(plain(ctx.to_markdown()))
-        if ctx.note:
-            err.print(f"[dim]{markup(ctx.note)}[/dim]", highlight=False)
-        err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens ({ctx.mode})")
-    return 0
-
-
-def cmd_docs(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.ensure_collections()
-    records = sorted(store.export(DOCUMENTS), key=lambda r: r["path"])
-    if args.json:
-        json.dump(records, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
-        return 0
-    t = Table(show_header=True)
-    for col in ("doc_id", "status", "format", "pages", "sections", "snippets", "title", "path"):
-        t.add_column(col)
-    for r in records:
-        t.add_row(
-            r["doc_id"][:12],
-            r["status"],
-            r["format"],
-            str(r.get("pages") or ""),
-            str(r["sections"]),
-            str(r["snippets"]),
-            markup(r["title"][:40]),
-            markup(r["path"]),
-        )
-    out.print(t)
-    return 0
-
-
 def cmd_delete(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.ensure_collections()
-    with store.writing(args.wait, "delete"):
-        return _delete(store, args.doc)
-
-
-def _delete(store: Store, doc: str) -> int:
-    if not doc.strip():  # a prefix of nothing matches every document
-        raise InvalidInput("DOC is empty: give a doc_id (or its first characters) or a path")
-    matches = [
-        r
-        for r in store.export(DOCUMENTS)
-        if r["doc_id"].startswith(doc) or r["path"] in (doc, str(resolved(Path(doc))))
-    ]
-    if not matches:
-        err.print(f"folio: no indexed document matches {markup(repr(doc))} (see `folio docs`)")
+    # Looked up under the library lock: an ingest under way may be adding it.
+    try:
+        removed = open_library(args).delete(args.doc, wait=args.wait)
+    except RetrievalError as exc:  # no such document: nothing to do, as before
+        err.print(f"folio: {markup(str(exc))}", highlight=False)
         return 1
-    if len({r["doc_id"] for r in matches}) > 1:
-        err.print(f"folio: {markup(repr(doc))} matches several documents; give more of the doc_id")
-        return 1
-    removed = delete_document(store, matches[0]["doc_id"])
-    side_index.refresh(store)
-    err.print(f"deleted {markup(matches[0]['path'])} ({removed} chunks)")
+    err.print(f"deleted {markup(repr(args.doc))} ({removed} chunks)", highlight=False)
     return 0
-
-
-def cmd_status(args: argparse.Namespace) -> int:
-    settings = load_server_settings(args.config)
-    info: dict[str, Any] = {"home": str(folio_home())}
-    if settings.embedded:
-        running = server.running()
-        info["server"] = (
-            {"embedded": True, "pid": running.pid, "url": running.node.url()}
-            if running
-            else {"embedded": True, "running": False}
-        )
-        if running is None:
-            _emit(info, args.json)
-            return 0
-    else:
-        info["server"] = {"embedded": False, "nodes": [n.url() for n in settings.nodes]}
-    store = Store.connect(settings)
-    store.ensure_collections()
-    info["collections"] = {
-        name: {"collection": store.alias_target(name), "documents": store.count(name)}
-        for name in (CHUNKS, DOCUMENTS)
-    }
-    info["sections"] = store.count(CHUNKS, "tier:=section")
-    info["snippets"] = store.count(CHUNKS, "tier:=snippet")
-    info["failed_documents"] = store.count(DOCUMENTS, "status:=failed")
-    _emit(info, args.json)
-    return 0
-
-
-def _emit(info: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        json.dump(info, sys.stdout)
-        sys.stdout.write("\n")
-        return
-    for key, value in info.items():
-        out.print(f"{key}: {markup(json.dumps(value))}", highlight=False)
 
 
 def cmd_server(args: argparse.Namespace) -> int:
@@ -316,46 +161,77 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    store = _store(args)
-    store.ensure_collections()
-    with store.writing(args.wait, "reindex"):
-        for name in (CHUNKS, DOCUMENTS):
-            old, new = store.reindex(name)
-            err.print(f"{name}: {old} -> {new}")
-        side_index.refresh(store)
+    for name, old, new in open_library(args).reindex(wait=args.wait):
+        err.print(f"{name}: {old} -> {new}")
     return 0
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from .config import OVERLAPS, PRESETS
-
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--config",
-            metavar="FILE",
-            default=None,
-            help="YAML config (chunk:, typesense: and dense: sections; default $FOLIO_CONFIG)",
-        )
-
-    def wait(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--wait",
-            type=_non_negative(float),
-            default=None,
-            metavar="SECONDS",
-            help="when another ingest, delete or reindex is writing to the library, wait "
-            "at most this long for it (default: as long as it takes; 0: not at all), "
-            "then exit with code 75",
-        )
+    common = config_option()
+    waiting = argparse.ArgumentParser(add_help=False)
+    waiting.add_argument(
+        "--wait",
+        type=at_least(0, float),
+        default=None,
+        metavar="SECONDS",
+        help="when another ingest, delete or reindex is writing to the library, wait "
+        "at most this long for it (default: as long as it takes; 0: not at all), "
+        "then exit with code 75",
+    )
+    _add_ingest(sub, [common, waiting])
+    add_read_commands(sub, common)
 
     p = sub.add_parser(
+        "delete",
+        parents=[waiting, common],
+        help="remove a document from the index",
+        description="Remove a document and every chunk of it from the index. DOC is its "
+        "doc_id, its first characters (unique among the documents) or its file's path.",
+    )
+    p.add_argument("doc", metavar="DOC", help="doc_id, a unique prefix of it, or a path")
+    p.set_defaults(func=cmd_delete)
+
+    p = sub.add_parser(
+        "reindex",
+        parents=[waiting, common],
+        help="rebuild collections as a new version, swap the aliases",
+        description="Copy each collection into its next version and point the alias at "
+        "it, under the library lock: how a schema change reaches an existing library.",
+    )
+    p.set_defaults(func=cmd_reindex)
+
+    p = sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="serve search and retrieval to agents over MCP (stdio)",
+        description="An MCP server on stdio with tools search, retrieve, "
+        "get_section and list_documents, using a search-only key.",
+    )
+    p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser(
+        "server",
+        help="start, stop or check the embedded Typesense server",
+        description="The Typesense server Folio runs under $FOLIO_HOME when no "
+        "TYPESENSE_URL or typesense: config names one. Commands start it when they need it.",
+    )
+    p.add_argument("action", choices=("start", "stop", "status"), help="start, stop or status")
+    p.set_defaults(func=cmd_server)
+
+
+def _add_ingest(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    parents: list[argparse.ArgumentParser],
+) -> None:
+    p = sub.add_parser(
         "ingest",
+        parents=parents,
         help="ingest files and folders into the search index",
         description="Extract, chunk and index files and folders (recursively). "
         "Unchanged files are skipped, changed ones replaced; a bad file is "
         "reported and the rest ingested (exit code 1 if any failed).",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     p.add_argument(
         "--prune",
         action="store_true",
@@ -367,116 +243,39 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         help="do not store snippet vectors even when the dense extra is installed "
         "(retrieval is then lexical)",
     )
-    p.add_argument("--preset", choices=tuple(PRESETS), default=None)
-    p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None)
+    p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
+    p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
     p.add_argument(
         "--file-timeout",
-        type=_non_negative(float),
+        type=at_least(0, float),
         default=None,
         metavar="SECONDS",
         help=f"give up on a file after this long (default {DEFAULT_FILE_TIMEOUT:g}; 0: no limit)",
     )
     p.add_argument(
         "--max-file-mb",
-        type=_non_negative(float),
+        type=at_least(0, float),
         default=None,
         metavar="MB",
         help=f"refuse files larger than this (default {DEFAULT_MAX_FILE_MB:g}; 0: no limit)",
     )
     p.add_argument(
         "--max-memory-mb",
-        type=_non_negative(int),
+        type=at_least(0, int),
         default=None,
         metavar="MB",
         help=f"address space per worker process (default {DEFAULT_MAX_MEMORY_MB}; 0: no limit)",
     )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    wait(p)
-    common(p)
     p.set_defaults(func=cmd_ingest)
 
-    def filters(p: argparse.ArgumentParser) -> None:
-        p.add_argument(
-            "--hint",
-            action="append",
-            help="content hint: prose, table, code, list, quote, mixed (repeatable)",
-        )
-        p.add_argument("--doc", help="only this doc_id")
-        p.add_argument("--format", help="only this format: pdf, epub, markdown, mdx, text")
-        p.add_argument("--has-table", action="store_true", help="only chunks with a table")
-        p.add_argument(
-            "--pages",
-            type=int,
-            nargs=2,
-            metavar=("FROM", "TO"),
-            help="only chunks overlapping this page range",
-        )
 
-    p = sub.add_parser(
-        "search",
-        help="search the index with facets",
-        description="Keyword search (typo tolerant) over headings and text, "
-        "with facet counts for content hints, tiers, documents and formats.",
-    )
-    p.add_argument("query")
-    filters(p)
-    p.add_argument("--tier", choices=("section", "snippet"))
-    p.add_argument("--page", type=int, default=1)
-    p.add_argument("--per-page", type=int, default=10)
-    p.add_argument("--json", action="store_true")
-    common(p)
-    p.set_defaults(func=cmd_search)
-
-    p = sub.add_parser(
-        "retrieve",
-        help="context for an agent: sections around the best "
-        "snippets, within a token budget, with citations",
-    )
-    p.add_argument("query")
-    p.add_argument("--budget", type=int, required=True, metavar="TOKENS")
-    p.add_argument(
-        "--mode",
-        choices=MODES,
-        default=None,
-        help="ranking: lexical (BM25), dense (vectors) or hybrid (both fused); default "
-        "hybrid when the dense extra is installed, else lexical",
-    )
-    filters(p)
-    p.add_argument("--json", action="store_true", help="the agent format")
-    common(p)
-    p.set_defaults(func=cmd_retrieve)
-
-    p = sub.add_parser(
-        "mcp",
-        help="serve search and retrieval to agents over MCP (stdio)",
-        description="An MCP server on stdio with tools search, retrieve, "
-        "get_section and list_documents, using a search-only key.",
-    )
-    common(p)
-    p.set_defaults(func=cmd_mcp)
-
-    p = sub.add_parser("docs", help="list indexed documents with counts and status")
-    p.add_argument("--json", action="store_true")
-    common(p)
-    p.set_defaults(func=cmd_docs)
-
-    p = sub.add_parser("delete", help="remove a document (doc_id prefix or path) from the index")
-    p.add_argument("doc", metavar="DOC")
-    wait(p)
-    common(p)
-    p.set_defaults(func=cmd_delete)
-
-    p = sub.add_parser("status", help="server, collections and counts")
-    p.add_argument("--json", action="store_true")
-    common(p)
-    p.set_defaults(func=cmd_status)
-
-    p = sub.add_parser("server", help="start, stop or check the embedded Typesense server")
-    p.add_argument("action", choices=("start", "stop", "status"))
-    p.set_defaults(func=cmd_server)
-
-    p = sub.add_parser("reindex", help="rebuild collections as a new version, swap the aliases")
-    wait(p)
-    common(p)
-    p.set_defaults(func=cmd_reindex)
+PRESET_HELP = (
+    "chunk sizes: small | medium (sections 1700/2000, snippets 420/512 tokens) | large "
+    "(default: the config's, else medium)"
+)
+OVERLAP_HELP = (
+    "overlap between neighbours: none | low | medium (120/80 tokens) | high "
+    "(default: the config's, else medium)"
+)

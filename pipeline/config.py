@@ -1,17 +1,15 @@
-"""The one validated chunking configuration: presets, YAML file, flags."""
+"""The one validated chunking configuration: presets and sizes (the files that set it:
+``config_files``)."""
 
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from .errors import ConfigError
+from .inputs import did_you_mean
 
 Preset = Literal["small", "medium", "large"]
 Overlap = Literal["none", "low", "medium", "high"]
@@ -28,8 +26,6 @@ OVERLAPS: dict[str, float] = {"none": 0.0, "low": 0.5, "medium": 1.0, "high": 2.
 FRONTMATTER_MODES = ("metadata", "include", "strip")
 MDX_MODES = ("auto", "on", "off")
 BIASES = ("prose", "balanced", "code")
-SECTIONS = ("chunk", "typesense", "dense")  # top-level sections of a config file
-DENSE_KEYS = ("model",)
 TOKENIZER_KINDS = ("auto", "wordpiece", "tiktoken")
 
 
@@ -79,7 +75,7 @@ FIELDS = tuple(f.name for f in dataclasses.fields(ChunkConfig))
 
 def _check_choice(key: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ConfigError(key, f"got {value!r}; allowed: {', '.join(allowed)}")
+        raise ConfigError(key, f"got {value!r}{did_you_mean(str(value), allowed)}")
 
 
 def _check_int(key: str, value: object, low: int, high: int) -> None:
@@ -97,7 +93,7 @@ def make_config(values: Mapping[str, Any] | None = None) -> ChunkConfig:
     values = dict(values or {})
     for key in values:
         if key not in FIELDS:
-            raise ConfigError(key, f"unknown key; known keys: {', '.join(FIELDS)}")
+            raise ConfigError(key, f"unknown key{did_you_mean(key, FIELDS)}")
     preset = values.get("preset", "medium")
     overlap = values.get("overlap", "medium")
     _check_choice("preset", preset, tuple(PRESETS))
@@ -114,65 +110,3 @@ def make_config(values: Mapping[str, Any] | None = None) -> ChunkConfig:
     sizes.setdefault("section_overlap", round(120 * factor * sizes["section_target"] / 1700))
     sizes.setdefault("snippet_overlap", round(80 * factor * sizes["snippet_target"] / 420))
     return ChunkConfig(**sizes)
-
-
-def read_sections(path: str | Path) -> dict[str, Any]:
-    """A YAML config file's top-level mapping, its section names checked."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError("config", f"cannot read {path}: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError("config", f"{path} is not valid YAML: {exc}") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError("config", f"{path} must hold a mapping at the top level")
-    for key in data:
-        if key not in SECTIONS:
-            raise ConfigError(
-                str(key), f"unknown top-level section in {path}; known: {', '.join(SECTIONS)}"
-            )
-    return data
-
-
-def read_config_file(path: str | Path) -> dict[str, Any]:
-    """Read the ``chunk:`` mapping of a YAML config file (other sections are not chunk keys)."""
-    chunk = read_sections(path).get("chunk") or {}
-    if not isinstance(chunk, dict):
-        raise ConfigError("chunk", f"{path}: must be a mapping")
-    return {str(k): v for k, v in chunk.items()}
-
-
-def load_config(
-    path: str | Path | None = None, overrides: Mapping[str, Any] | None = None
-) -> ChunkConfig:
-    """File (``path`` or ``$FOLIO_CONFIG``), then flag overrides (``None`` values skipped)."""
-    values: dict[str, Any] = {}
-    path = path or os.environ.get("FOLIO_CONFIG") or None
-    if path:
-        values.update(read_config_file(path))
-    values.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    return make_config(values)
-
-
-def dense_model(path: str | Path | None = None) -> Path | None:
-    """The ``dense.model`` directory of the config file (``path`` or ``$FOLIO_CONFIG``):
-    where the embedding model's ``model.safetensors`` and ``tokenizer.json`` are."""
-    path = path or os.environ.get("FOLIO_CONFIG") or None
-    if not path:
-        return None
-    block = read_sections(path).get("dense")
-    if block is None:
-        return None
-    if not isinstance(block, dict):
-        raise ConfigError("dense", f"{path}: must be a mapping")
-    for key in block:
-        if key not in DENSE_KEYS:
-            raise ConfigError(f"dense.{key}", f"unknown key; known: {', '.join(DENSE_KEYS)}")
-    model = block.get("model")
-    if model is None:
-        return None
-    # Relative to the config file, so that a project can carry its model beside it.
-    return (Path(path).parent / Path(str(model)).expanduser()).resolve()

@@ -7,12 +7,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .config import ChunkConfig, load_config
+from .config import ChunkConfig
+from .config_files import load_config
 from .errors import ConfigError, RetrievalError
 from .index import side_index
 from .index.documents import delete_document
 from .index.filters import Filters
 from .index.keys import search_only_key
+from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import load_server_settings, parse_url
 from .index.store import Store
 from .ingest import ProgressHook, Report, ingest
@@ -119,6 +121,16 @@ class Library:
             side_index.refresh(self.store)
         return removed
 
+    def reindex(self, *, wait: float | None = None) -> list[tuple[str, str, str]]:
+        """``folio reindex``: each collection rebuilt as its next version and its alias
+        swapped; returns ``(alias, old collection, new collection)`` for each."""
+        swapped: list[tuple[str, str, str]] = []
+        with self.store.writing(wait, "reindex"):
+            for name in (CHUNKS, DOCUMENTS):
+                swapped.append((name, *self.store.reindex(name)))
+            side_index.refresh(self.store)
+        return swapped
+
     # -- reading ---------------------------------------------------------------------------
     def search(
         self,
@@ -176,3 +188,11 @@ class Library:
     def counts(self) -> LibraryCounts:
         """File records by status, sections and snippets."""
         return library_counts(self.store)
+
+    def collections(self) -> dict[str, tuple[str | None, int]]:
+        """Each alias (chunks, documents) with the collection it points at and how many
+        records that holds."""
+        return {
+            name: (self.store.alias_target(name), self.store.count(name))
+            for name in (CHUNKS, DOCUMENTS)
+        }

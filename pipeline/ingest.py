@@ -27,6 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
+from . import logs
 from .catalog import Found, Plan, copy_id, is_legacy, plan
 from .chunk.tiers import chunk_document
 from .config import ChunkConfig
@@ -129,7 +130,8 @@ def _process(
     if note is not None:
         note("chunk")
     try:
-        chunks = chunk_document(doc, config)
+        with logs.about(work.path):
+            chunks = chunk_document(doc, config)
     except MemoryError:
         return _failed(work, "chunk", memory_reason(memory_mb), t1 - t0)
     except Exception as exc:
@@ -160,7 +162,8 @@ def _read(work: Found, memory_mb: int | None) -> Document | Failure:
         if sha != work.sha256:
             return Failure(work.path, "read", CHANGED)
         try:
-            return extract_file(copy)
+            with logs.about(work.path, str(copy)):
+                return extract_file(copy)
         except MemoryError:
             return Failure(work.path, "extract", memory_reason(memory_mb))
         except ExtractionError as exc:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
+from . import logs
+
 DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_MAX_FILE_MB = 512.0
 DEFAULT_MAX_MEMORY_MB = 4096
@@ -121,6 +123,9 @@ def _worker_main(
 
     def note(stage: str) -> None:
         conn.send(("stage", stage))
+
+    # Log lines go to the parent, which prints them above its progress bar.
+    logs.forward(lambda record: conn.send(("log", record)))
 
     while True:
         if not conn.poll(1.0):
@@ -268,6 +273,9 @@ class _Pool(Generic[T, R]):
             return
         if kind == "stage":
             w.stage = str(payload)
+            return
+        if kind == "log":
+            logs.replay(payload)
             return
         self.busy.remove(w)
         if w.tasks >= _MAX_TASKS:

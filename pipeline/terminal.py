@@ -25,3 +25,15 @@ def plain(text: str) -> str:
 def markup(text: str) -> str:
     """``plain(text)`` escaped for rich console markup."""
     return escape(plain(text))
+
+
+def elide_middle(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: a long path keeps its start and its
+    file name, with ``…`` between."""
+    if len(text) <= width:
+        return text
+    if width < 2:
+        return text[:width]
+    tail = (width - 1) * 2 // 3  # the end of a path (its file name) says more
+    head = width - 1 - tail
+    return f"{text[:head]}…{text[len(text) - tail:]}"

@@ -333,7 +333,7 @@ def _corpus_paths(corpus: Path, only: str) -> list[Path]:
 
 
 def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]) -> Result:
-    from pipeline.config import load_config
+    from pipeline.config_files import load_config
     from pipeline.index import server
     from pipeline.index.schema import CHUNKS, schema
     from pipeline.index.settings import ServerSettings

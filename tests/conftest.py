@@ -20,6 +20,14 @@ def lexical_unless_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(vectors, "_loaded", {})
 
 
+@pytest.fixture(autouse=True)
+def no_user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No config file of the machine's user reaches a test (nor its `folio` processes):
+    the user config directory is an empty one of the test's."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "user-config"))
+    monkeypatch.delenv("FOLIO_CONFIG", raising=False)
+
+
 @pytest.fixture(scope="session")
 def typesense_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.RunningServer]:
     home = tmp_path_factory.mktemp("folio-home")

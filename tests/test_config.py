@@ -86,7 +86,7 @@ def test_frozen() -> None:
 def test_dense_model_from_config_relative_to_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline.config import dense_model
+    from pipeline.config_files import dense_model
     from pipeline.index.vectors import MODEL_ENV, model_dir
 
     f = tmp_path / "conf" / "folio.yaml"

@@ -6,6 +6,7 @@ a full disk is named as such."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -85,9 +86,9 @@ def test_a_corrupt_state_file_never_starts_a_second_server(tmp_path: Path, state
         data = home / "typesense-data"
         [pid] = typesense_on(data)
         (home / "server.json").write_text(state)
-        status = folio(home, "status")
+        status = folio(home, "status", "--json")
         assert status.returncode == 0, status.stderr
-        assert f'"pid": {pid}' in status.stdout
+        assert json.loads(status.stdout)["server"]["pid"] == pid
         again = folio(home, "server", "start")
         assert again.returncode == 0, again.stderr
         assert typesense_on(data) == [pid]

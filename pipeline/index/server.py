@@ -94,6 +94,15 @@ def admin_key(home: Path) -> str:
     return key
 
 
+DATA = "typesense-data"  # the embedded server's data directory, under the home
+
+
+def ever_started(home: Path | None = None) -> bool:
+    """Whether the embedded server of ``home`` ever ran (its data directory exists):
+    if not, nothing was ever indexed there."""
+    return (_home(home) / DATA).is_dir()
+
+
 def _home(home: Path | None) -> Path:
     """Absolute: the data directory in a server's command line is how it is recognised."""
     return Path(home or folio_home()).absolute()
@@ -160,7 +169,7 @@ def _find(home: Path) -> tuple[int, int] | None:
     """(pid, port) of the Typesense serving ``home``'s data directory. ``server.json``
     names it when it is intact; else every process is looked at, so that a lost or
     corrupt state file never leads to a second server on the same data."""
-    data = home / "typesense-data"
+    data = home / DATA
     hint = _last(home, "pid")
     pids = [hint] if hint else []
     pids += [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
@@ -248,7 +257,7 @@ MIN_FREE_MB = 64
 
 def disk_problem(home: Path | None = None) -> str | None:
     """Why the embedded server cannot write (its disk is full or nearly), or None."""
-    data = _home(home) / "typesense-data"
+    data = _home(home) / DATA
     try:
         st = os.statvfs(data if data.exists() else data.parent)
     except OSError:
@@ -334,7 +343,7 @@ def _why(home: Path) -> str:
 def _spawn(home: Path, key: str, timeout: float, *, reuse: bool) -> RunningServer | None:
     """Start one Typesense process and wait until it is ready; None when another
     process took its port between our probe and its bind (try another)."""
-    data, logs = home / "typesense-data", home / "typesense-log"
+    data, logs = home / DATA, home / "typesense-log"
     data.mkdir(parents=True, exist_ok=True)
     logs.mkdir(parents=True, exist_ok=True)
     # The port of the last run when it is free: Typesense names its Raft peer by it, and

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..config import read_sections
+from .. import config_files
 from ..errors import ConfigError
 
 
@@ -89,24 +89,11 @@ def _nodes_from_config(block: dict[str, Any]) -> tuple[Node, ...]:
     return tuple(nodes)
 
 
-_KEYS = {"url", "nodes", "api_key", "timeout_seconds", "retries", "retry_interval_seconds"}
-
-
 def load_server_settings(config_path: str | Path | None = None) -> ServerSettings:
-    """Config file ``typesense:`` block, overridden by ``TYPESENSE_URL`` (comma-separated
-    for a cluster) and ``TYPESENSE_API_KEY``; nothing given means embedded."""
-    block: dict[str, Any] = {}
-    path = config_path or os.environ.get("FOLIO_CONFIG")
-    if path:
-        raw = read_sections(path).get("typesense")
-        if raw is not None and not isinstance(raw, dict):
-            raise ConfigError("typesense", "must be a mapping")
-        block = dict(raw or {})
-        for key in block:
-            if key not in _KEYS:
-                raise ConfigError(
-                    f"typesense.{key}", f"unknown key; known: {', '.join(sorted(_KEYS))}"
-                )
+    """The config files' ``typesense:`` settings, overridden by ``TYPESENSE_URL``
+    (comma-separated for a cluster) and ``TYPESENSE_API_KEY``; nothing given means
+    embedded."""
+    block = config_files.read(config_path).values("typesense")
     nodes = _nodes_from_config(block)
     url = os.environ.get("TYPESENSE_URL")
     if url:

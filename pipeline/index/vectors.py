@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..config import dense_model
+from ..config_files import dense_model
 from ..errors import FolioError
 from .settings import folio_home
 

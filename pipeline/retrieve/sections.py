@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import RetrievalError
+from ..errors import InvalidInput, RetrievalError
 from ..index.records import DocumentRecord, Status
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
@@ -194,17 +194,26 @@ class DocumentInfo:
         )
 
 
+_NAMING = "give a doc_id, its first characters (unique among the documents) or the file's path"
+
+
 def find_document(store: Store, doc: str) -> DocumentInfo:
-    """The document named by its doc_id, a unique prefix of it, or its file's path."""
+    """The document named by its doc_id, a unique prefix of it, or its file's path: the
+    one lookup behind every command and tool that takes a document."""
+    if not doc.strip():  # a prefix of nothing matches every document
+        raise InvalidInput(f"no document named: {_NAMING}")
     records = [DocumentInfo.of(r) for r in list_documents(store, limit=1_000_000)]
-    where = str(resolved(Path(doc))) if doc else ""
-    matches = [r for r in records if doc and (r.doc_id.startswith(doc) or r.path in (doc, where))]
+    where = str(resolved(Path(doc)))
+    matches = [r for r in records if r.doc_id.startswith(doc) or r.path in (doc, where)]
     ids = sorted({r.doc_id for r in matches})
     if not ids:
-        raise RetrievalError(f"no indexed document matches {doc!r}")
+        raise RetrievalError(f"no indexed document matches {doc!r}: {_NAMING}")
     if len(ids) > 1:
         shown = ", ".join(i[:12] for i in ids[:5])
-        raise RetrievalError(f"{doc!r} matches {len(ids)} documents ({shown}); give more of it")
+        raise RetrievalError(
+            f"{doc!r} is the start of {len(ids)} doc_ids ({shown}): give more characters "
+            "of the one you mean"
+        )
     # The record holding the content (id == doc_id) when there are copies.
     return next((r for r in matches if r.status != "duplicate"), matches[0])
 

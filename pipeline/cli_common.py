@@ -1,0 +1,90 @@
+"""What every ``folio`` command shares: the two consoles (stdout is data, stderr is
+progress and logs), the library, JSON output, and the help format."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import asdict, is_dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from .index.settings import folio_home, secure_home
+from .logs import NameTheFile, Once, line
+from .terminal import markup
+
+if TYPE_CHECKING:
+    from .facade import Library
+
+err = Console(stderr=True)
+out = Console()
+
+
+def open_library(args: argparse.Namespace) -> Library:
+    from .facade import Library  # chunk, extract and outline never load Typesense's client
+
+    secure_home(folio_home())  # a home made by an older Folio is tightened here
+    return Library.open(config=getattr(args, "config", None))
+
+
+def print_json(value: Any) -> None:
+    data = asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
+    json.dump(data, sys.stdout, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def config_option() -> argparse.ArgumentParser:
+    """A parent parser with ``--config``."""
+    parent = argparse.ArgumentParser(add_help=False)
+    parent.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="YAML config (chunk:, typesense: and dense: sections) read after the user "
+        "config directory's folio.yaml and ./folio.yaml (default $FOLIO_CONFIG)",
+    )
+    return parent
+
+
+class ConsoleLog(logging.Handler):
+    """Log lines on the stderr console, so that they print above a live progress bar
+    instead of through it: one line each, naming its file, each said once."""
+
+    def __init__(self, level: int = logging.NOTSET) -> None:
+        super().__init__(level)
+        self.addFilter(NameTheFile())
+        self.addFilter(Once())
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = " ".join(line(record, record.getMessage()).split())
+        err.print(f"folio: {markup(text)}", highlight=False, soft_wrap=True)
+
+
+def at_least(least: int, kind: type[float] | type[int]) -> Callable[[str], float | int]:
+    """An argparse type: a number of ``kind``, ``least`` or more (0 switches a limit off)."""
+
+    def parse(raw: str) -> float | int:
+        try:
+            value = kind(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {raw!r}") from None
+        if value < least:
+            meaning = " (no limit)" if least == 0 else ""
+            raise argparse.ArgumentTypeError(f"must be {least}{meaning} or more, not {raw}")
+        return value
+
+    return parse
+
+
+class DefaultsShown(argparse.HelpFormatter):
+    """Help that names each option's default (flags and unset options have none)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return f"{text} (default: %(default)s)"
