@@ -63,7 +63,7 @@ if importlib.util.find_spec("pipeline") is None:  # a fresh checkout, not instal
     sys.path.insert(0, str(ROOT))
 
 try:
-    import psutil  # type: ignore[import-untyped, unused-ignore]
+    import psutil
 except ImportError:  # pragma: no cover - optional
     psutil = None
 
@@ -490,7 +490,7 @@ def _replaying(results: dict[str, Any]) -> Iterator[None]:
             yield results[work.sha256]
 
     real = ingest_mod._run_pool
-    ingest_mod._run_pool = replay_pool  # type: ignore[assignment]
+    ingest_mod._run_pool = replay_pool
     try:
         yield
     finally:
