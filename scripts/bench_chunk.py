@@ -285,7 +285,7 @@ def _chonkie(ctx: Context) -> Bench:
 
 
 def _semchunk(ctx: Context) -> Bench:
-    import semchunk
+    from semchunk.semchunk import chunkerify  # the defining module: the package re-exports it
 
     tokenizer = ctx.counter.tokenizer
     # semchunk turns off special tokens itself when it sees the parameter; stated explicitly so
@@ -294,9 +294,7 @@ def _semchunk(ctx: Context) -> Bench:
     kwargs = {"add_special_tokens": False} if isinstance(ctx.counter, WordPiece) else None
 
     def make() -> Any:
-        return semchunk.chunkerify(  # type: ignore[attr-defined]
-            tokenizer, TARGET, tokenizer_kwargs=kwargs
-        )
+        return chunkerify(tokenizer, TARGET, tokenizer_kwargs=kwargs)
 
     def run(chunker: Any, doc: str) -> tuple[list[str], list[tuple[int, int]]]:
         chunks, offsets = chunker(doc, offsets=True)
@@ -522,80 +520,128 @@ def _pct(part: int, whole: int) -> float:
     return 100.0 * part / whole if whole else 0.0
 
 
+@dataclass(slots=True)
+class _Tally:
+    """Running counts over every document's pieces; ``wp`` counts are true WordPiece."""
+
+    budget: int
+    n: int = 0
+    n_all: int = 0
+    with_offsets: int = 0
+    exact: int = 0
+    found: int = 0
+    over_max: int = 0
+    over_target: int = 0
+    over_max_wp: int = 0
+    over_target_wp: int = 0
+    wp_sizes: list[int] = field(default_factory=list)
+    covered: int = 0
+    total_nonspace: int = 0
+    tiny: int = 0
+    has_embed: bool = False
+    embed_over_wp: int = 0
+    embed_over: int = 0
+    oversized: int = 0
+    est_over: int = 0
+    est_over_unflagged: int = 0
+    est_exact: int = 0
+    est_errors: list[float] = field(default_factory=list)
+
+
+def _tally_offsets(t: _Tally, counted: list[Piece], doc: str) -> None:
+    """Offsets that reproduce the text, pieces found verbatim, and source coverage."""
+    spans, exact_here = _locate(counted, doc)
+    t.exact += exact_here
+    t.found += sum(s is not None for s in spans)
+    t.with_offsets += sum(p.start is not None for p in counted)
+    skip = _frontmatter_nonspace(doc)
+    t.total_nonspace += _nonspace(doc) - skip
+    t.covered += _covered_nonspace(counted, doc, skip)
+
+
+def _tally_size(t: _Tally, ctx: Context, p: Piece) -> None:
+    """The piece's size against the budget and the target, by both counters."""
+    same = isinstance(ctx.counter, WordPiece)
+    size = ctx.counter.count(p.text)
+    size_wp = size if same else ctx.wordpiece.count(p.text)
+    t.n += 1
+    t.wp_sizes.append(size_wp)
+    t.tiny += size_wp < TINY
+    t.over_max += size > t.budget
+    t.over_target += size > TARGET
+    t.over_max_wp += size_wp > t.budget
+    t.over_target_wp += size_wp > TARGET
+
+
+def _tally_embed(t: _Tally, ctx: Context, p: Piece, embed_text: str) -> None:
+    """Folio's retrieval text against the budget, and its own token estimate's error."""
+    same = isinstance(ctx.counter, WordPiece)
+    t.has_embed = True
+    embed_wp = ctx.wordpiece.count(embed_text)
+    embed_shared = embed_wp if same else ctx.counter.count(embed_text)
+    t.embed_over_wp += embed_wp > t.budget
+    t.embed_over += embed_shared > t.budget
+    t.oversized += p.oversized
+    if p.est_tokens is not None:
+        t.est_over += p.est_tokens > t.budget
+        t.est_over_unflagged += p.est_tokens > t.budget and not p.oversized
+        t.est_exact += p.est_tokens == embed_shared
+        if embed_wp:
+            t.est_errors.append((p.est_tokens - embed_wp) / embed_wp)
+
+
+def _size_stats(t: _Tally) -> dict[str, Any]:
+    n = t.n
+    return {
+        "chunks": n,
+        "chunks_all_tiers": t.n_all,
+        "budget": t.budget,
+        "mean_wp_tokens": statistics.fmean(t.wp_sizes) if t.wp_sizes else 0.0,
+        "max_wp_tokens": max(t.wp_sizes, default=0),
+        "pct_over_max_shared": _pct(t.over_max, n),
+        "pct_over_target_shared": _pct(t.over_target, n),
+        "pct_over_max_wp": _pct(t.over_max_wp, n),
+        "pct_over_target_wp": _pct(t.over_target_wp, n),
+        "pct_with_offsets": _pct(t.with_offsets, n),
+        "pct_offsets_exact": _pct(t.exact, t.with_offsets) if t.with_offsets else None,
+        "pct_verbatim": _pct(t.found, n),
+        "pct_coverage": _pct(t.covered, t.total_nonspace),
+        "pct_tiny_wp": _pct(t.tiny, n),
+    }
+
+
+def _embed_stats(t: _Tally) -> dict[str, Any]:
+    n, errors = t.n, t.est_errors
+    return {
+        "embed_pct_over_max_wp": _pct(t.embed_over_wp, n),
+        "embed_pct_over_max_shared": _pct(t.embed_over, n),
+        "pct_oversized": _pct(t.oversized, n),
+        "est_pct_over_max": _pct(t.est_over, n),
+        "est_pct_over_max_not_oversized": _pct(t.est_over_unflagged, n),
+        "est_pct_equal_shared": _pct(t.est_exact, n),
+        "est_mean_rel_error_vs_wp": statistics.fmean(errors) if errors else None,
+        "est_mean_abs_rel_error_vs_wp": (
+            statistics.fmean(abs(e) for e in errors) if errors else None
+        ),
+    }
+
+
 def chunk_stats(
     ctx: Context, outputs: Sequence[list[Piece]], texts: Sequence[str], budget: int
 ) -> dict[str, Any]:
     """Counts, budgets (shared counter and true WordPiece), offsets and coverage."""
-    shared = ctx.counter
-    wordpiece = ctx.wordpiece
-    same = isinstance(shared, WordPiece)
-    n = n_all = with_offsets = exact = found = 0
-    over_max = over_target = over_max_wp = over_target_wp = 0
-    wp_sizes: list[int] = []
-    covered = total_nonspace = tiny = 0
-    embed_over_wp = embed_over = oversized = est_over = est_over_unflagged = est_exact = 0
-    est_errors: list[float] = []
-    has_embed = False
+    t = _Tally(budget)
     for pieces, doc in zip(outputs, texts, strict=True):
-        n_all += len(pieces)
+        t.n_all += len(pieces)
         counted = [p for p in pieces if p.counted]
-        spans, exact_here = _locate(counted, doc)
-        exact += exact_here
-        found += sum(s is not None for s in spans)
-        with_offsets += sum(p.start is not None for p in counted)
-        skip = _frontmatter_nonspace(doc)
-        total_nonspace += _nonspace(doc) - skip
-        covered += _covered_nonspace(counted, doc, skip)
+        _tally_offsets(t, counted, doc)
         for p in counted:
-            n += 1
-            size = shared.count(p.text)
-            size_wp = size if same else wordpiece.count(p.text)
-            wp_sizes.append(size_wp)
-            tiny += size_wp < TINY
-            over_max += size > budget
-            over_target += size > TARGET
-            over_max_wp += size_wp > budget
-            over_target_wp += size_wp > TARGET
+            _tally_size(t, ctx, p)
             if p.embed_text is not None:
-                has_embed = True
-                embed_wp = wordpiece.count(p.embed_text)
-                embed_shared = embed_wp if same else shared.count(p.embed_text)
-                embed_over_wp += embed_wp > budget
-                embed_over += embed_shared > budget
-                oversized += p.oversized
-                if p.est_tokens is not None:
-                    est_over += p.est_tokens > budget
-                    est_over_unflagged += p.est_tokens > budget and not p.oversized
-                    est_exact += p.est_tokens == embed_shared
-                    if embed_wp:
-                        est_errors.append((p.est_tokens - embed_wp) / embed_wp)
-    stats: dict[str, Any] = {
-        "chunks": n,
-        "chunks_all_tiers": n_all,
-        "budget": budget,
-        "mean_wp_tokens": statistics.fmean(wp_sizes) if wp_sizes else 0.0,
-        "max_wp_tokens": max(wp_sizes, default=0),
-        "pct_over_max_shared": _pct(over_max, n),
-        "pct_over_target_shared": _pct(over_target, n),
-        "pct_over_max_wp": _pct(over_max_wp, n),
-        "pct_over_target_wp": _pct(over_target_wp, n),
-        "pct_with_offsets": _pct(with_offsets, n),
-        "pct_offsets_exact": _pct(exact, with_offsets) if with_offsets else None,
-        "pct_verbatim": _pct(found, n),
-        "pct_coverage": _pct(covered, total_nonspace),
-        "pct_tiny_wp": _pct(tiny, n),
-    }
-    if has_embed:
-        stats["embed_pct_over_max_wp"] = _pct(embed_over_wp, n)
-        stats["embed_pct_over_max_shared"] = _pct(embed_over, n)
-        stats["pct_oversized"] = _pct(oversized, n)
-        stats["est_pct_over_max"] = _pct(est_over, n)
-        stats["est_pct_over_max_not_oversized"] = _pct(est_over_unflagged, n)
-        stats["est_pct_equal_shared"] = _pct(est_exact, n)
-        stats["est_mean_rel_error_vs_wp"] = statistics.fmean(est_errors) if est_errors else None
-        stats["est_mean_abs_rel_error_vs_wp"] = (
-            statistics.fmean(abs(e) for e in est_errors) if est_errors else None
-        )
+                _tally_embed(t, ctx, p, p.embed_text)
+    stats = _size_stats(t)
+    if t.has_embed:
+        stats |= _embed_stats(t)
     return stats
 
 

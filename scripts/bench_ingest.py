@@ -48,7 +48,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pipeline.config import ChunkConfig
+    from pipeline.index.server import RunningServer
+    from pipeline.index.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
@@ -63,7 +68,7 @@ if importlib.util.find_spec("pipeline") is None:  # a fresh checkout, not instal
     sys.path.insert(0, str(ROOT))
 
 try:
-    import psutil  # type: ignore[import-untyped, unused-ignore]
+    import psutil
 except ImportError:  # pragma: no cover - optional
     psutil = None
 
@@ -332,13 +337,23 @@ def _corpus_paths(corpus: Path, only: str) -> list[Path]:
     return paths
 
 
+@dataclass(frozen=True, slots=True)
+class _Bench:
+    """What every phase of one run works with."""
+
+    store: Store
+    trace: StoreTrace
+    monitor: Monitor
+    paths: list[str]
+    config: ChunkConfig
+    workers: int | None
+    log: Callable[[str], None]
+
+
 def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]) -> Result:
     from pipeline.config_files import load_config
-    from pipeline.index import server
-    from pipeline.index.schema import CHUNKS, schema
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
-    from pipeline.ingest import ingest
     from pipeline.library import discover
 
     paths = [str(p) for p in _corpus_paths(corpus, only)]
@@ -348,97 +363,31 @@ def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]
     res.files = len(files)
     res.bytes = sum(f.stat().st_size for f in files)
     config = load_config(None, {})
-
-    home = Path(tempfile.mkdtemp(prefix="folio-bench-"))
-    old_home = os.environ.get("FOLIO_HOME")
-    os.environ["FOLIO_HOME"] = str(home)  # anything that looks it up gets the temp home
-    running = None
-    try:
-        t0 = time.perf_counter()
-        running = server.start(home)
-        res.server_start = time.perf_counter() - t0
-        log(f"server pid {running.pid} on 127.0.0.1:{running.port} ({res.server_start:.1f} s)")
+    with _temporary_home() as home, _server(home, res, log) as running:
         store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
         with contextlib.suppress(Exception):
             res.typesense = str(store.client.debug.retrieve().get("version", ""))
         res.package = str(Path(sys.modules["pipeline"].__file__ or "").parent)
-        trace = StoreTrace(store)
-        monitor = Monitor(running.pid)
-
-        # -- 1. Folio, fresh server --------------------------------------------------------
-        res.load["before"] = machine_load()
-        log(f"ingest {res.files} files ({res.bytes / MB:.1f} MB) with {nworkers} workers ...")
-        with monitor.phase() as usage:
-            t0 = time.perf_counter()
-            report = ingest(paths, config, store, workers=workers)
-            res.wall = time.perf_counter() - t0
-        if report.interrupted:  # ingest() turns Ctrl-C into a flag; a benchmark stops
-            raise KeyboardInterrupt
-        res.usage = _usage_dict(usage)
-        res.load["after_ingest"] = machine_load()
-        res.calls = trace.summary()
-        res.stages = dict(report.seconds)
-        res.ingested = len(report.ingested)
-        res.duplicates = len(report.duplicates)
-        res.failed = [{"path": f.path, "stage": f.stage, "reason": f.reason} for f in report.failed]
-        res.sections, res.snippets, res.pages = report.sections, report.snippets, report.pages
-        res.chunks_stored = store.count(CHUNKS)
-        log(f"  {res.chunks_stored} chunks in {res.wall:.1f} s")
-
-        # -- 2. re-run, unchanged library --------------------------------------------------
-        trace.reset()
-        t0 = time.perf_counter()
-        again = ingest(paths, config, store, workers=workers)
-        if again.interrupted:
-            raise KeyboardInterrupt
-        res.rerun_wall = time.perf_counter() - t0
-        res.rerun_unchanged, res.rerun_ingested = len(again.unchanged), len(again.ingested)
-        res.rerun_failed = len(again.failed)
-        res.rerun_calls = trace.summary()
-        log(f"  re-run: {res.rerun_unchanged} unchanged in {res.rerun_wall:.2f} s")
-
-        # -- 3. reference: the same documents, bare import into a new collection ----------
-        docs = store.export(CHUNKS)
-        res.ref_docs = len(docs)
-        res.ref_json_mb = sum(len(json.dumps(d)) + 1 for d in docs) / MB
-        body = dict(schema(CHUNKS))
-        body["name"] = REFERENCE
-        store.client.collections.create(body)
-        documents = store.client.collections[REFERENCE].documents
-        log(f"reference: bare import_ of {res.ref_docs} documents ...")
-        with monitor.phase() as usage:
-            t0 = time.perf_counter()
-            results = documents.import_(docs, {"action": "upsert"}, batch_size=BATCH)
-            res.ref_wall = time.perf_counter() - t0
-        res.ref_usage = _usage_dict(usage)
-        res.load["after_reference"] = machine_load()
-        res.ref_failed = sum(1 for r in results if not r.get("success"))
-        stored = store.count(REFERENCE)
-        if stored != res.ref_docs:
-            log(f"  warning: reference collection holds {stored}, imported {res.ref_docs}")
-        log(f"  {res.ref_docs} documents in {res.ref_wall:.1f} s")
-
-        # -- 4. Folio's store path alone: its own results replayed into fresh collections --
+        bench = _Bench(store, StoreTrace(store), Monitor(running.pid), paths, config, workers, log)
+        _measure_ingest(bench, res)
+        _measure_rerun(bench, res)
+        docs = _measure_reference(bench, res)
         log("replay: the same results through ingest into fresh collections ...")
         results = _stored_results(store, docs)
         del docs
-        _drop_folio_collections(store)
-        trace.reset()
-        with monitor.phase() as usage, _replaying(results):
-            t0 = time.perf_counter()
-            replay = ingest(paths, config, store, workers=workers)
-            res.replay_wall = time.perf_counter() - t0
-        if replay.interrupted:
-            raise KeyboardInterrupt
-        res.replay_usage = _usage_dict(usage)
-        res.replay_calls = trace.summary()
-        res.replay_chunks = store.count(CHUNKS)
-        log(f"  {res.replay_chunks} chunks in {res.replay_wall:.1f} s")
+        _measure_replay(bench, res, results)
         return res
+
+
+@contextlib.contextmanager
+def _temporary_home() -> Iterator[Path]:
+    """A fresh ``FOLIO_HOME``, set in the environment for anything that looks it up."""
+    home = Path(tempfile.mkdtemp(prefix="folio-bench-"))
+    old_home = os.environ.get("FOLIO_HOME")
+    os.environ["FOLIO_HOME"] = str(home)
+    try:
+        yield home
     finally:
-        if running is not None:
-            stopped = server.stop(home)
-            log(f"server pid {running.pid} stopped" if stopped else "server was not running")
         if old_home is None:
             os.environ.pop("FOLIO_HOME", None)
         else:
@@ -446,8 +395,112 @@ def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]
         shutil.rmtree(home, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def _server(home: Path, res: Result, log: Callable[[str], None]) -> Iterator[RunningServer]:
+    """The embedded server in ``home``, stopped also on error or Ctrl-C."""
+    from pipeline.index import server
+
+    t0 = time.perf_counter()
+    running = server.start(home)
+    res.server_start = time.perf_counter() - t0
+    log(f"server pid {running.pid} on 127.0.0.1:{running.port} ({res.server_start:.1f} s)")
+    try:
+        yield running
+    finally:
+        stopped = server.stop(home)
+        log(f"server pid {running.pid} stopped" if stopped else "server was not running")
+
+
+def _measure_ingest(b: _Bench, res: Result) -> None:
+    """1. Folio into the fresh server."""
+    from pipeline.index.schema import CHUNKS
+    from pipeline.ingest import ingest
+
+    res.load["before"] = machine_load()
+    b.log(f"ingest {res.files} files ({res.bytes / MB:.1f} MB) with {res.workers} workers ...")
+    with b.monitor.phase() as usage:
+        t0 = time.perf_counter()
+        report = ingest(b.paths, b.config, b.store, workers=b.workers)
+        res.wall = time.perf_counter() - t0
+    if report.interrupted:  # ingest() turns Ctrl-C into a flag; a benchmark stops
+        raise KeyboardInterrupt
+    res.usage = _usage_dict(usage)
+    res.load["after_ingest"] = machine_load()
+    res.calls = b.trace.summary()
+    res.stages = dict(report.seconds)
+    res.ingested = len(report.ingested)
+    res.duplicates = len(report.duplicates)
+    res.failed = [{"path": f.path, "stage": f.stage, "reason": f.reason} for f in report.failed]
+    res.sections, res.snippets, res.pages = report.sections, report.snippets, report.pages
+    res.chunks_stored = b.store.count(CHUNKS)
+    b.log(f"  {res.chunks_stored} chunks in {res.wall:.1f} s")
+
+
+def _measure_rerun(b: _Bench, res: Result) -> None:
+    """2. The same ingest again over the unchanged library."""
+    from pipeline.ingest import ingest
+
+    b.trace.reset()
+    t0 = time.perf_counter()
+    again = ingest(b.paths, b.config, b.store, workers=b.workers)
+    if again.interrupted:
+        raise KeyboardInterrupt
+    res.rerun_wall = time.perf_counter() - t0
+    res.rerun_unchanged, res.rerun_ingested = len(again.unchanged), len(again.ingested)
+    res.rerun_failed = len(again.failed)
+    res.rerun_calls = b.trace.summary()
+    b.log(f"  re-run: {res.rerun_unchanged} unchanged in {res.rerun_wall:.2f} s")
+
+
+def _measure_reference(b: _Bench, res: Result) -> list[dict[str, Any]]:
+    """3. The reference: the documents Folio stored, bare-imported into a new collection.
+    Returns those documents."""
+    from pipeline.index.schema import CHUNKS, schema
+
+    docs = b.store.export(CHUNKS)
+    res.ref_docs = len(docs)
+    res.ref_json_mb = sum(len(json.dumps(d)) + 1 for d in docs) / MB
+    body = dict(schema(CHUNKS))
+    body["name"] = REFERENCE
+    b.store.client.collections.create(body)
+    documents = b.store.client.collections[REFERENCE].documents
+    b.log(f"reference: bare import_ of {res.ref_docs} documents ...")
+    with b.monitor.phase() as usage:
+        t0 = time.perf_counter()
+        results = documents.import_(docs, {"action": "upsert"}, batch_size=BATCH)
+        res.ref_wall = time.perf_counter() - t0
+    res.ref_usage = _usage_dict(usage)
+    res.load["after_reference"] = machine_load()
+    res.ref_failed = sum(1 for r in results if not r.get("success"))
+    stored = b.store.count(REFERENCE)
+    if stored != res.ref_docs:
+        b.log(f"  warning: reference collection holds {stored}, imported {res.ref_docs}")
+    b.log(f"  {res.ref_docs} documents in {res.ref_wall:.1f} s")
+    return docs
+
+
+def _measure_replay(b: _Bench, res: Result, results: dict[str, Any]) -> None:
+    """4. Folio's store path alone: its own results replayed into fresh collections."""
+    from pipeline.index.schema import CHUNKS
+    from pipeline.ingest import ingest
+
+    _drop_folio_collections(b.store)
+    b.trace.reset()
+    with b.monitor.phase() as usage, _replaying(results):
+        t0 = time.perf_counter()
+        replay = ingest(b.paths, b.config, b.store, workers=b.workers)
+        res.replay_wall = time.perf_counter() - t0
+    if replay.interrupted:
+        raise KeyboardInterrupt
+    res.replay_usage = _usage_dict(usage)
+    res.replay_calls = b.trace.summary()
+    res.replay_chunks = b.store.count(CHUNKS)
+    b.log(f"  {res.replay_chunks} chunks in {res.replay_wall:.1f} s")
+
+
 def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, Any]:
     """What the workers handed to the indexer, per doc_id, rebuilt from the collections."""
+    from pipeline.index.records import ChunkRecord, DocumentRecord
     from pipeline.index.schema import DOCUMENTS
     from pipeline.ingest import _Result
     from pipeline.library import Failure
@@ -466,8 +519,9 @@ def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, A
             continue
         chunks = sorted(by_doc.get(sha, []), key=lambda d: (d["tier"] != "section",
                                                             d["chunk_index"]))  # fmt: skip
-        record = r | {"status": "indexing"}
-        out[sha] = _Result(r["path"], sha, r["bytes"], record, chunks, None, 0.0, 0.0)
+        record = DocumentRecord.from_store(r | {"status": "indexing"})
+        records = [ChunkRecord.from_store(c) for c in chunks]
+        out[sha] = _Result(r["path"], sha, r["bytes"], record, records, None, 0.0, 0.0)
     return out
 
 
@@ -490,7 +544,7 @@ def _replaying(results: dict[str, Any]) -> Iterator[None]:
             yield results[work.sha256]
 
     real = ingest_mod._run_pool
-    ingest_mod._run_pool = replay_pool  # type: ignore[assignment]
+    ingest_mod._run_pool = replay_pool
     try:
         yield
     finally:

@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'case':<16}{header}{'growth':>9}  result")
     failed = 0
     for case in cases:
-        row, times, ok = "", [], True
+        row, ok = "", True
+        times: list[float | None] = []
         for size in sizes:
             got = measure(case, size, args.timeout)
             if got is None:

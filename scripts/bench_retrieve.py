@@ -25,6 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,18 @@ def modes() -> list[str]:
     return ["lexical", "dense", "hybrid"]
 
 
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """One mode's timings; ``loadavg`` is the 1-minute load average before and after."""
+
+    mode: str
+    calls: int
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    loadavg: tuple[float, float]
+
+
 def timed(store: Any, qs: Sequence[str], mode: str, budget: int) -> list[float]:
     from pipeline.retrieve import retrieve
 
@@ -97,25 +110,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             load = os.getloadavg()[0]
             ms = timed(store, qs, mode, args.budget)
             rows.append(
-                {
-                    "mode": mode,
-                    "calls": len(ms),
-                    "p50_ms": percentile(ms, 50),
-                    "p95_ms": percentile(ms, 95),
-                    "max_ms": max(ms),
-                    "loadavg": [load, os.getloadavg()[0]],
-                }
+                Latency(
+                    mode=mode,
+                    calls=len(ms),
+                    p50_ms=percentile(ms, 50),
+                    p95_ms=percentile(ms, 95),
+                    max_ms=max(ms),
+                    loadavg=(load, os.getloadavg()[0]),
+                )
             )
     if args.json:
-        print(json.dumps({"budget": args.budget, "cpus": os.cpu_count(), "modes": rows}))
+        modes_json = [asdict(r) for r in rows]
+        print(json.dumps({"budget": args.budget, "cpus": os.cpu_count(), "modes": modes_json}))
         return 0
     print(f"retrieve latency, budget {args.budget}, {os.cpu_count()} cpus, {len(qs)} questions")
     print(f"{'mode':<8} {'calls':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  load avg")
     for r in rows:
-        load = "→".join(f"{x:.1f}" for x in r["loadavg"])
+        loads = "→".join(f"{x:.1f}" for x in r.loadavg)
         print(
-            f"{r['mode']:<8} {r['calls']:>6} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} "
-            f"{r['max_ms']:>8.1f}  {load}"
+            f"{r.mode:<8} {r.calls:>6} {r.p50_ms:>8.1f} {r.p95_ms:>8.1f} "
+            f"{r.max_ms:>8.1f}  {loads}"
         )
     return 0
 

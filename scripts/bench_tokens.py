@@ -268,7 +268,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline:
         estimators = {"draft-rule": legacy_count, **estimators}
 
-    report: dict[str, object] = {"corpus": str(args.corpus), "throughput": speed}
+    errors = error_rows(estimators, wins, truth)
+    packing = packing_rows(estimators, streams, wp)
+    print_tables(args.corpus, speed, list(estimators), errors, packing)
+    if args.json:
+        report = {"corpus": str(args.corpus), "throughput": speed, "errors": errors,
+                  "packing": packing}  # fmt: skip
+        print(json.dumps(report, indent=2))
+    return 0
+
+
+def error_rows(
+    estimators: dict[str, Count], wins: dict[str, list[str]], truth: dict[str, dict[str, list[int]]]
+) -> list[dict[str, object]]:
+    """Each estimator's error on each kind's windows, against each reference tokenizer."""
     errors: list[dict[str, object]] = []
     for name, est in estimators.items():
         for kind, ws in wins.items():
@@ -277,8 +290,13 @@ def main(argv: list[str] | None = None) -> int:
                 row: dict[str, object] = {"estimator": name, "kind": kind, "reference": ref}
                 row.update(error_stats(guesses, counts[kind]))
                 errors.append(row)
-    report["errors"] = errors
+    return errors
 
+
+def packing_rows(
+    estimators: dict[str, Count], streams: Sequence[Stream], wp: Count
+) -> list[dict[str, object]]:
+    """Blocks packed by each estimator: how many chunks are over MAX true WordPiece tokens."""
     packing: list[dict[str, object]] = []
     for name, est in estimators.items():
         for kind in KINDS:
@@ -295,9 +313,17 @@ def main(argv: list[str] | None = None) -> int:
                     "max_true": worst,
                 }
             )
-    report["packing"] = packing
+    return packing
 
-    print(f"corpus: {args.corpus}  ({speed['mb']:.1f} MB of blocks)")
+
+def print_tables(
+    corpus: Path,
+    speed: dict[str, float],
+    names: list[str],
+    errors: list[dict[str, object]],
+    packing: list[dict[str, object]],
+) -> None:
+    print(f"corpus: {corpus}  ({speed['mb']:.1f} MB of blocks)")
     print(f"windows: ~{TARGET} WordPiece tokens at paragraph boundaries")
     print()
     print(
@@ -306,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print("-" * 86)
     by_key = {(r["estimator"], r["kind"], r["reference"]): r for r in errors}
-    for name in estimators:
+    for name in names:
         for kind in KINDS:
             a, b = by_key[(name, kind, "wordpiece")], by_key[(name, kind, "cl100k")]
             print(
@@ -327,10 +353,6 @@ def main(argv: list[str] | None = None) -> int:
         f" warm {speed['warm_mb_s']:.1f} MB/s (best of 3); one {speed['mb']:.1f} MB string:"
         f" {speed['whole_text_mb_s']:.1f} MB/s"
     )
-    if args.json:
-        print(json.dumps(report, indent=2))
-    return 0
-
 
 if __name__ == "__main__":
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -295,6 +295,16 @@ def _poll_until(cond: Callable[[], bool], timeout: float, poll: float = 0.1) -> 
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class Chaos:
+    """What the chaos steps share: the cluster, the timeline and the results they fill."""
+
+    cluster: Any
+    tl: Timeline
+    res: dict[str, Any]
+    hold: float
+
+
 def chaos(
     cluster: Any,
     tl: Timeline,
@@ -303,7 +313,7 @@ def chaos(
     res: dict[str, Any],
     done: threading.Event,
 ) -> None:
-    hold = args.hold
+    d = Chaos(cluster, tl, res, args.hold)
     try:
         store.first_chunk_ack.wait(120)
         time.sleep(args.warmup)
@@ -313,103 +323,120 @@ def chaos(
         follower = next(n.index for n in cluster.nodes if n.index != lead)
         survivor = next(n.index for n in cluster.nodes if n.index not in (lead, follower))
         res["roles"] = {"leader": lead, "follower_killed": follower, "survivor": survivor}
-
-        # 1. a follower dies: quorum (2 of 3) remains, the leader stays.
-        res["t_kill_follower"] = tl.mark(
-            f"kill -9 follower node {follower} (pid {cluster.nodes[follower].pid})",
-            "follower down (2/3)",
-        )
-        cl.kill_node(cluster, follower, signal.SIGKILL)
-        time.sleep(hold)
-        res["leader_after_follower_loss"] = cl.leader(cluster)
-        tl.mark(f"leader is node {res['leader_after_follower_loss']} after {hold:.0f}s")
-
-        # 2. the leader dies: 1 of 3 alive, no quorum, writes cannot succeed.
-        lead = (
-            res["leader_after_follower_loss"]
-            if res["leader_after_follower_loss"] is not None
-            else lead
-        )
-        survivor = next(n.index for n in cluster.nodes if n.index not in (lead, follower))
-        res["roles"].update(leader=lead, survivor=survivor)
-        res["t_kill_leader"] = tl.mark(
-            f"kill -9 leader node {lead} (pid {cluster.nodes[lead].pid})", "no quorum (1/3)"
-        )
-        cl.kill_node(cluster, lead, signal.SIGKILL)
-        saw = _poll_until(lambda: cl.leader(cluster) is not None, args.outage)
-        res["leader_during_outage"] = saw is not None
-        res["survivor_health_during_outage"] = cl.health(cluster, survivor)
-
-        # 3. the follower comes back: quorum (2 of 3), a leader is elected.
-        res["t_restart_follower"] = tl.mark(
-            f"restart node {follower}", "quorum back, electing (2/3)"
-        )
-        cl.restart_node(cluster, follower)
-        t_r = time.monotonic()
-        healthy_at = leader_at = None
-        new_leader = None
-        while time.monotonic() - t_r < 120 and (healthy_at is None or leader_at is None):
-            if healthy_at is None and cl.health(cluster, follower, 0.5):
-                healthy_at = time.monotonic() - t_r
-                tl.mark(f"node {follower} /health ok ({healthy_at:.1f}s after restart)")
-            if leader_at is None:
-                new_leader = cl.leader(cluster)
-                if new_leader is not None:
-                    leader_at = time.monotonic() - t_r
-                    tl.mark(
-                        f"new leader node {new_leader} ({leader_at:.1f}s after restart, "
-                        f"{tl.now() - res['t_kill_leader']:.1f}s after the leader died)",
-                        "leader back (2/3)",
-                    )
-            time.sleep(0.05)
-        res.update(
-            follower_healthy_after_restart_s=healthy_at,
-            election_after_restart_s=leader_at,
-            new_leader=new_leader,
-            t_new_leader=None if leader_at is None else res["t_restart_follower"] + leader_at,
-        )
-        time.sleep(hold)
-
-        # 4. the old leader comes back.
-        res["t_restart_leader"] = tl.mark(f"restart node {lead}", "old leader rejoining (3/3)")
-        cl.restart_node(cluster, lead)
-        took = _poll_until(lambda: cl.health(cluster, lead, 0.5), 120, 0.05)
-        res["old_leader_healthy_after_restart_s"] = took
-        tl.mark(
-            f"node {lead} /health ok ({took if took is None else round(took, 1)}s)",
-            "all up (3/3, mid-drill)",
-        )
-        time.sleep(hold)
-
-        # 5. (full run) the leader dies while all 3 are up: a pure election.
+        _kill_follower(d, follower)
+        lead = _kill_leader(d, lead, follower, args.outage)
+        _restart_follower(d, follower)
+        _restart_old_leader(d, lead)
         if not args.quick:
-            lead2 = cl.leader(cluster)
-            if lead2 is None:
-                lead2, _ = cl.wait_for_leader(cluster, 60)
-            res["t_kill_leader_3up"] = tl.mark(
-                f"kill -9 leader node {lead2} with 3 up (pid {cluster.nodes[lead2].pid})",
-                "leader down, electing (2/3)",
-            )
-            cl.kill_node(cluster, lead2, signal.SIGKILL)
-            who, secs = cl.wait_for_leader(cluster, 60, exclude=(lead2,), poll=0.05)
-            res["election_3up_s"] = secs
-            res["t_new_leader_3up"] = res["t_kill_leader_3up"] + secs
-            tl.mark(f"new leader node {who} after {secs:.1f}s", "leader back (2/3)")
-            time.sleep(hold)
-            res["t_restart_leader_3up"] = tl.mark(f"restart node {lead2}", "node rejoining (3/3)")
-            cl.restart_node(cluster, lead2)
-            took = _poll_until(lambda: cl.health(cluster, lead2, 0.5), 120, 0.05)
-            res["leader_3up_healthy_after_restart_s"] = took
-            tl.mark(
-                f"node {lead2} /health ok ({took if took is None else round(took, 1)}s)",
-                "all up (3/3, mid-drill)",
-            )
+            _kill_leader_with_three_up(d)
         tl.mark("drill done", "all up (after drill)")
     except Exception as exc:  # reported, and the run still tears down cleanly
         res["chaos_error"] = _err(exc)
         tl.mark(f"chaos thread failed: {res['chaos_error']}")
     finally:
         done.set()
+
+
+def _kill_follower(d: Chaos, follower: int) -> None:
+    """1. A follower dies: quorum (2 of 3) remains, the leader stays."""
+    cluster, tl, res = d.cluster, d.tl, d.res
+    res["t_kill_follower"] = tl.mark(
+        f"kill -9 follower node {follower} (pid {cluster.nodes[follower].pid})",
+        "follower down (2/3)",
+    )
+    cl.kill_node(cluster, follower, signal.SIGKILL)
+    time.sleep(d.hold)
+    res["leader_after_follower_loss"] = cl.leader(cluster)
+    tl.mark(f"leader is node {res['leader_after_follower_loss']} after {d.hold:.0f}s")
+
+
+def _kill_leader(d: Chaos, lead: int, follower: int, outage: float) -> int:
+    """2. The leader dies: 1 of 3 alive, no quorum, writes cannot succeed. Returns the
+    leader that was killed."""
+    cluster, tl, res = d.cluster, d.tl, d.res
+    if res["leader_after_follower_loss"] is not None:
+        lead = res["leader_after_follower_loss"]
+    survivor = next(n.index for n in cluster.nodes if n.index not in (lead, follower))
+    res["roles"].update(leader=lead, survivor=survivor)
+    res["t_kill_leader"] = tl.mark(
+        f"kill -9 leader node {lead} (pid {cluster.nodes[lead].pid})", "no quorum (1/3)"
+    )
+    cl.kill_node(cluster, lead, signal.SIGKILL)
+    saw = _poll_until(lambda: cl.leader(cluster) is not None, outage)
+    res["leader_during_outage"] = saw is not None
+    res["survivor_health_during_outage"] = cl.health(cluster, survivor)
+    return lead
+
+
+def _restart_follower(d: Chaos, follower: int) -> None:
+    """3. The follower comes back: quorum (2 of 3), a leader is elected."""
+    cluster, tl, res = d.cluster, d.tl, d.res
+    res["t_restart_follower"] = tl.mark(f"restart node {follower}", "quorum back, electing (2/3)")
+    cl.restart_node(cluster, follower)
+    t_r = time.monotonic()
+    healthy_at = leader_at = None
+    new_leader = None
+    while time.monotonic() - t_r < 120 and (healthy_at is None or leader_at is None):
+        if healthy_at is None and cl.health(cluster, follower, 0.5):
+            healthy_at = time.monotonic() - t_r
+            tl.mark(f"node {follower} /health ok ({healthy_at:.1f}s after restart)")
+        if leader_at is None:
+            new_leader = cl.leader(cluster)
+            if new_leader is not None:
+                leader_at = time.monotonic() - t_r
+                tl.mark(
+                    f"new leader node {new_leader} ({leader_at:.1f}s after restart, "
+                    f"{tl.now() - res['t_kill_leader']:.1f}s after the leader died)",
+                    "leader back (2/3)",
+                )
+        time.sleep(0.05)
+    res.update(
+        follower_healthy_after_restart_s=healthy_at,
+        election_after_restart_s=leader_at,
+        new_leader=new_leader,
+        t_new_leader=None if leader_at is None else res["t_restart_follower"] + leader_at,
+    )
+    time.sleep(d.hold)
+
+
+def _restart_old_leader(d: Chaos, lead: int) -> None:
+    """4. The old leader comes back."""
+    cluster, tl, res = d.cluster, d.tl, d.res
+    res["t_restart_leader"] = tl.mark(f"restart node {lead}", "old leader rejoining (3/3)")
+    cl.restart_node(cluster, lead)
+    took = _poll_until(lambda: cl.health(cluster, lead, 0.5), 120, 0.05)
+    res["old_leader_healthy_after_restart_s"] = took
+    tl.mark(
+        f"node {lead} /health ok ({took if took is None else round(took, 1)}s)",
+        "all up (3/3, mid-drill)",
+    )
+    time.sleep(d.hold)
+
+
+def _kill_leader_with_three_up(d: Chaos) -> None:
+    """5. (full run) The leader dies while all 3 are up: a pure election."""
+    cluster, tl, res = d.cluster, d.tl, d.res
+    lead2 = cl.leader(cluster)
+    if lead2 is None:
+        lead2, _ = cl.wait_for_leader(cluster, 60)
+    res["t_kill_leader_3up"] = tl.mark(
+        f"kill -9 leader node {lead2} with 3 up (pid {cluster.nodes[lead2].pid})",
+        "leader down, electing (2/3)",
+    )
+    cl.kill_node(cluster, lead2, signal.SIGKILL)
+    who, secs = cl.wait_for_leader(cluster, 60, exclude=(lead2,), poll=0.05)
+    res["election_3up_s"] = secs
+    res["t_new_leader_3up"] = res["t_kill_leader_3up"] + secs
+    tl.mark(f"new leader node {who} after {secs:.1f}s", "leader back (2/3)")
+    time.sleep(d.hold)
+    res["t_restart_leader_3up"] = tl.mark(f"restart node {lead2}", "node rejoining (3/3)")
+    cl.restart_node(cluster, lead2)
+    took = _poll_until(lambda: cl.health(cluster, lead2, 0.5), 120, 0.05)
+    res["leader_3up_healthy_after_restart_s"] = took
+    tl.mark(
+        f"node {lead2} /health ok ({took if took is None else round(took, 1)}s)",
+        "all up (3/3, mid-drill)",
+    )
 
 
 # -- analysis -----------------------------------------------------------------------------
@@ -496,7 +523,7 @@ def verify_nodes(
 
 
 # -- main ---------------------------------------------------------------------------------
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS))
     ap.add_argument("--quick", action="store_true", help="120 files, no 3-up leader kill")
@@ -523,7 +550,29 @@ def main(argv: list[str] | None = None) -> int:
         args.files = args.files or 120
         args.hold = min(args.hold, 3.0)
         args.outage = min(args.outage, 3.0)
+    return args
 
+
+@dataclass(slots=True)
+class Run:
+    """One run's inputs, and what its threads record."""
+
+    args: argparse.Namespace
+    files: list[Path]
+    expected: dict[str, dict[str, Any]]
+    n_docs: int
+    pace: float
+    res: dict[str, Any]
+    tl: Timeline = field(default_factory=Timeline)
+    stop: threading.Event = field(default_factory=threading.Event)
+    chaos_done: threading.Event = field(default_factory=threading.Event)
+    probe: list[Sample] = field(default_factory=list)
+    probe_acked: list[str] = field(default_factory=list)
+    searches: list[Sample] = field(default_factory=list)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
     files, problems = discover([args.corpus])
     if problems or not files:
         print(f"corpus problem: {problems or 'no supported files'}", file=sys.stderr)
@@ -539,12 +588,12 @@ def main(argv: list[str] | None = None) -> int:
     pace = args.pace if args.pace is not None else chaos_estimate / len(files)
     if args.flush_size is None:
         args.flush_size = max(20, round(len(expected) / len(files) / max(pace, 0.01)))
-    ingest_mod.BATCH_SIZE = args.flush_size  # the indexer's flush size (workload shaping)
+    # The indexer's flush size (workload shaping): a module constant of pipeline.ingest,
+    # patched, until ingest takes its indexer as a parameter.
+    setattr(ingest_mod, "BATCH_SIZE", args.flush_size)  # noqa: B010
 
     base = Path(args.keep_dir) if args.keep_dir else Path(tempfile.mkdtemp(prefix="folio-cluster-"))
     cluster = None
-    stop = threading.Event()
-    threads: list[threading.Thread] = []
     res: dict[str, Any] = {
         "files": len(files),
         "expected_chunks": len(expected),
@@ -556,163 +605,16 @@ def main(argv: list[str] | None = None) -> int:
         "timeout_s": args.timeout,
     }
     rc = 1
-    tl = Timeline()
+    run = Run(args, files, expected, n_docs, pace, res)
     try:
         print(f"starting 3 nodes in {base}", flush=True)
         cluster, took = cl.up(base, 3)
-        res["first_leader_s"] = took
-        tl.mark(
-            f"cluster up: leader node {cl.leader(cluster)} after {took:.1f}s "
-            f"(ports {cluster.nodes_line()})",
-            "all up (before drill)",
-        )
-        settings = ServerSettings(
-            nodes=tuple(Node(cl.HOST, n.api_port) for n in cluster.nodes),
-            api_key=cluster.api_key,
-            timeout_seconds=args.timeout,
-            retries=args.retries,
-            retry_interval_seconds=args.retry_interval,
-        )
-        store = TimedStore(settings, tl)
-        store.ensure_collections()
-        store.client.collections.create({"name": PROBE, "fields": [{"name": "n", "type": "int32"}]})
-        probe: list[Sample] = []
-        probe_acked: list[str] = []
-        searches: list[Sample] = []
-        chaos_done = threading.Event()
-        threads = [
-            threading.Thread(
-                target=probe_writer, args=(cluster, tl, stop, probe, probe_acked), daemon=True
-            ),
-            threading.Thread(target=searcher, args=(cluster, tl, stop, searches), daemon=True),
-            threading.Thread(
-                target=chaos, args=(cluster, tl, store, args, res, chaos_done), daemon=True
-            ),
-        ]
-        for th in threads:
-            th.start()
-
-        def paced(event: str, totals: dict[str, int]) -> None:
-            if event == "advance" and not chaos_done.is_set():
-                time.sleep(pace)
-
-        tl.mark(
-            f"ingest starts ({len(files)} files, {pace * 1000:.0f} ms/file pacing "
-            f"while the drill runs, flush every {args.flush_size} chunks)"
-        )
-        report: Report | None = None
-        try:
-            report = ingest(
-                [str(f) for f in files], make_config(), store, workers=args.workers, progress=paced
-            )
-            tl.mark(
-                f"ingest returned: {len(report.ingested)} ingested, "
-                f"{len(report.failed)} failed, interrupted={report.interrupted}"
-            )
-        except StoreError as exc:
-            res["ingest_error"] = str(exc)
-            tl.mark(f"INGEST RAISED StoreError: {exc}")
-        res["ingest_end"] = tl.now()
-        chaos_done.wait(300)
-        time.sleep(1.0)
-        stop.set()
-        for th in threads:
-            th.join(30)
-
-        print("waiting for every node to hold the expected counts ...", flush=True)
-        names = {CHUNKS: store.alias_target(CHUNKS), DOCUMENTS: store.alias_target(DOCUMENTS)}
-        want = {
-            names[CHUNKS]: len(expected),
-            names[DOCUMENTS]: n_docs,
-            PROBE: len(set(probe_acked)),
-        }
-        if report is None:  # the ingest failed: only ask that the nodes agree
-            lead = cl.leader(cluster)
-            now = cl.collection_counts(cluster, lead) if lead is not None else None
-            want = {k: (now or {}).get(k, -1) for k in want}
-        try:
-            secs, _ = cl.wait_converged(
-                cluster,
-                {k: v for k, v in want.items() if k != PROBE},
-                timeout=240 if report is not None else 60,
-            )
-            res["converged_after_s"] = secs
-        except cl.ClusterError as exc:
-            res["converge_error"] = str(exc)
-        res["final_counts"] = [cl.collection_counts(cluster, n.index) for n in cluster.nodes]
-        nodes = verify_nodes(cluster, expected, n_docs, probe_acked)
-        res["nodes"] = nodes
-        order = phase_order(tl)
-        res["search_by_phase"] = per_phase(searches, order)
-        res["probe_by_phase"] = per_phase(probe, order)
-        writes = [
-            Sample(c.start, c.end, c.phase, c.ok, "")
-            for c in store.calls
-            if c.what.startswith(("import into", "delete from"))
-        ]
-        res["folio_http_by_phase"] = per_phase(store.http, order)
-        acked_by_phase: Counter[str] = Counter()
-        for c in store.calls:
-            if c.ok and c.what == f"import into {CHUNKS}":
-                acked_by_phase[tl_phase_at(tl, c.end)] += c.docs
-        res["chunks_acked_by_phase"] = {
-            ph: acked_by_phase[ph] for ph in order if acked_by_phase[ph]
-        }
-        res["slow_store_calls"] = [
-            {
-                "what": c.what,
-                "docs": c.docs,
-                "start": round(c.start, 1),
-                "seconds": round(c.end - c.start, 1),
-                "ok": c.ok,
-                "store_level_retries": c.attempt_errors,
-            }
-            for c in store.calls
-            if c.end - c.start > 2.0
-            or any(not e.split(" ", 1)[1].startswith("ObjectNotFound") for e in c.attempt_errors)
-        ]
-        res["windows"] = {}
-        for key, label in (
-            ("t_kill_follower", "follower killed"),
-            ("t_kill_leader", "leader killed (1/3 left)"),
-            ("t_kill_leader_3up", "leader killed with 3 up"),
-        ):
-            res["windows"][label] = {
-                "probe": window(probe, res.get(key)),
-                "folio": window(writes, res.get(key)),
-            }
-        res["events"] = [(round(t, 2), e) for t, e in tl.events]
-        if report is not None:
-            res["report"] = {
-                "ingested": len(report.ingested),
-                "empty": len(report.empty),
-                "failed_no_chunks": sum(f.path in EMPTY for f in report.failed),
-                "failed": [
-                    (f.path, f.stage, f.reason) for f in report.failed if f.path not in EMPTY
-                ],
-                "duplicates": len(report.duplicates),
-                "interrupted": report.interrupted,
-                "sections": report.sections,
-                "snippets": report.snippets,
-                "seconds": {k: round(v, 1) for k, v in report.seconds.items()},
-            }
-        ok = (
-            report is not None
-            and all(f.path in EMPTY and f.stage == "chunk" for f in report.failed)
-            and not report.interrupted
-            and len(report.ingested) + len(report.empty) + len(report.failed) == n_docs
-            and "converge_error" not in res
-            and "chaos_error" not in res
-            and all(r["exact"] and r["probe_acked_missing"] == 0 for r in nodes)
-        )
-        res["pass"] = ok
-        print_summary(res)
-        rc = 0 if ok else 1
+        rc = drill(run, cluster, took)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         rc = 130
     finally:
-        stop.set()
+        run.stop.set()
         if cluster is not None:
             pids = cl.down(cluster)
             print(f"stopped nodes (pids {pids})")
@@ -721,6 +623,191 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep_dir:
             shutil.rmtree(base, ignore_errors=True)
     return rc
+
+
+def drill(run: Run, cluster: Any, took: float) -> int:
+    """Ingest through the drill, wait for the nodes to converge, check and report them."""
+    res, tl = run.res, run.tl
+    res["first_leader_s"] = took
+    tl.mark(
+        f"cluster up: leader node {cl.leader(cluster)} after {took:.1f}s "
+        f"(ports {cluster.nodes_line()})",
+        "all up (before drill)",
+    )
+    store = open_store(run, cluster)
+    threads = [
+        threading.Thread(
+            target=probe_writer,
+            args=(cluster, tl, run.stop, run.probe, run.probe_acked),
+            daemon=True,
+        ),
+        threading.Thread(target=searcher, args=(cluster, tl, run.stop, run.searches), daemon=True),
+        threading.Thread(
+            target=chaos, args=(cluster, tl, store, run.args, res, run.chaos_done), daemon=True
+        ),
+    ]
+    for th in threads:
+        th.start()
+    report = paced_ingest(run, store)
+    res["ingest_end"] = tl.now()
+    run.chaos_done.wait(300)
+    time.sleep(1.0)
+    run.stop.set()
+    for th in threads:
+        th.join(30)
+    await_convergence(run, cluster, store, report)
+    nodes = verify_nodes(cluster, run.expected, run.n_docs, run.probe_acked)
+    res["nodes"] = nodes
+    analyse(run, store, report)
+    ok = (
+        report is not None
+        and all(f.path in EMPTY and f.stage == "chunk" for f in report.failed)
+        and not report.interrupted
+        and len(report.ingested) + len(report.empty) + len(report.failed) == run.n_docs
+        and "converge_error" not in res
+        and "chaos_error" not in res
+        and all(r["exact"] and r["probe_acked_missing"] == 0 for r in nodes)
+    )
+    res["pass"] = ok
+    print_summary(res)
+    return 0 if ok else 1
+
+
+def open_store(run: Run, cluster: Any) -> TimedStore:
+    """Folio's store on all three nodes, its collections and the probe collection made."""
+    settings = ServerSettings(
+        nodes=tuple(Node(cl.HOST, n.api_port) for n in cluster.nodes),
+        api_key=cluster.api_key,
+        timeout_seconds=run.args.timeout,
+        retries=run.args.retries,
+        retry_interval_seconds=run.args.retry_interval,
+    )
+    store = TimedStore(settings, run.tl)
+    store.ensure_collections()
+    store.client.collections.create({"name": PROBE, "fields": [{"name": "n", "type": "int32"}]})
+    return store
+
+
+def paced_ingest(run: Run, store: TimedStore) -> Report | None:
+    """Folio's ingest, slowed down per file while the drill runs; None if it raised."""
+
+    def paced(event: str, totals: dict[str, int]) -> None:
+        if event == "advance" and not run.chaos_done.is_set():
+            time.sleep(run.pace)
+
+    tl = run.tl
+    tl.mark(
+        f"ingest starts ({len(run.files)} files, {run.pace * 1000:.0f} ms/file pacing "
+        f"while the drill runs, flush every {run.args.flush_size} chunks)"
+    )
+    try:
+        report = ingest(
+            [str(f) for f in run.files],
+            make_config(),
+            store,
+            workers=run.args.workers,
+            progress=paced,
+        )
+    except StoreError as exc:
+        run.res["ingest_error"] = str(exc)
+        tl.mark(f"INGEST RAISED StoreError: {exc}")
+        return None
+    tl.mark(
+        f"ingest returned: {len(report.ingested)} ingested, "
+        f"{len(report.failed)} failed, interrupted={report.interrupted}"
+    )
+    return report
+
+
+def await_convergence(run: Run, cluster: Any, store: TimedStore, report: Report | None) -> None:
+    """Wait until every node holds the expected counts (or, when the ingest failed, the
+    leader's), then record every node's counts."""
+    res = run.res
+    print("waiting for every node to hold the expected counts ...", flush=True)
+    names = {CHUNKS: store.alias_target(CHUNKS), DOCUMENTS: store.alias_target(DOCUMENTS)}
+    want = {
+        names[CHUNKS]: len(run.expected),
+        names[DOCUMENTS]: run.n_docs,
+        PROBE: len(set(run.probe_acked)),
+    }
+    if report is None:  # the ingest failed: only ask that the nodes agree
+        lead = cl.leader(cluster)
+        now = cl.collection_counts(cluster, lead) if lead is not None else None
+        want = {k: (now or {}).get(k, -1) for k in want}
+    try:
+        secs, _ = cl.wait_converged(
+            cluster,
+            {k: v for k, v in want.items() if k != PROBE},
+            timeout=240 if report is not None else 60,
+        )
+        res["converged_after_s"] = secs
+    except cl.ClusterError as exc:
+        res["converge_error"] = str(exc)
+    res["final_counts"] = [cl.collection_counts(cluster, n.index) for n in cluster.nodes]
+
+
+def analyse(run: Run, store: TimedStore, report: Report | None) -> None:
+    """Per-phase results, write unavailability windows, slow calls, events and the report."""
+    res, tl = run.res, run.tl
+    order = phase_order(tl)
+    res["search_by_phase"] = per_phase(run.searches, order)
+    res["probe_by_phase"] = per_phase(run.probe, order)
+    writes = [
+        Sample(c.start, c.end, c.phase, c.ok, "")
+        for c in store.calls
+        if c.what.startswith(("import into", "delete from"))
+    ]
+    res["folio_http_by_phase"] = per_phase(store.http, order)
+    acked_by_phase: Counter[str] = Counter()
+    for c in store.calls:
+        if c.ok and c.what == f"import into {CHUNKS}":
+            acked_by_phase[tl_phase_at(tl, c.end)] += c.docs
+    res["chunks_acked_by_phase"] = {ph: acked_by_phase[ph] for ph in order if acked_by_phase[ph]}
+    res["slow_store_calls"] = slow_store_calls(store)
+    res["windows"] = {}
+    for key, label in (
+        ("t_kill_follower", "follower killed"),
+        ("t_kill_leader", "leader killed (1/3 left)"),
+        ("t_kill_leader_3up", "leader killed with 3 up"),
+    ):
+        res["windows"][label] = {
+            "probe": window(run.probe, res.get(key)),
+            "folio": window(writes, res.get(key)),
+        }
+    res["events"] = [(round(t, 2), e) for t, e in tl.events]
+    if report is not None:
+        res["report"] = report_summary(report)
+
+
+def slow_store_calls(store: TimedStore) -> list[dict[str, Any]]:
+    """Folio's store calls that took over 2 s or retried for more than a missing alias."""
+    return [
+        {
+            "what": c.what,
+            "docs": c.docs,
+            "start": round(c.start, 1),
+            "seconds": round(c.end - c.start, 1),
+            "ok": c.ok,
+            "store_level_retries": c.attempt_errors,
+        }
+        for c in store.calls
+        if c.end - c.start > 2.0
+        or any(not e.split(" ", 1)[1].startswith("ObjectNotFound") for e in c.attempt_errors)
+    ]
+
+
+def report_summary(report: Report) -> dict[str, Any]:
+    return {
+        "ingested": len(report.ingested),
+        "empty": len(report.empty),
+        "failed_no_chunks": sum(f.path in EMPTY for f in report.failed),
+        "failed": [(f.path, f.stage, f.reason) for f in report.failed if f.path not in EMPTY],
+        "duplicates": len(report.duplicates),
+        "interrupted": report.interrupted,
+        "sections": report.sections,
+        "snippets": report.snippets,
+        "seconds": {k: round(v, 1) for k, v in report.seconds.items()},
+    }
 
 
 def tl_phase_at(tl: Timeline, t: float) -> str:

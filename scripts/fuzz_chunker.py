@@ -38,11 +38,9 @@ CONFIGS = [
 def check(src: str, mode: str, config_index: int) -> None:
     config = CONFIGS[config_index]
     text = normalized(src)
-    markup = "text" if mode == "text" else "markdown"
-    doc = Document(text=text, format=mode, markup=markup)
+    doc = Document(text=text, format=mode, markup="text" if mode == "text" else "markdown")
     chunks = chunk_document(doc, config)
-    if markup == "markdown" and uses_mdx(doc, config):
-        markup = "mdx"
+    markup = "mdx" if doc.markup == "markdown" and uses_mdx(doc, config) else doc.markup
     excluded: list[tuple[int, int]] = []
     if markup != "text" and config.frontmatter != "include":
         blocks, _ = parse_markdown(text, mdx=markup == "mdx")

@@ -6,10 +6,14 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from pipeline import Chunk, ChunkConfig
 from pipeline.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
 
 
 def assert_invariants(
@@ -45,3 +49,12 @@ def load_script(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
+
+
+def tool_text(result: CallToolResult, index: int = 0) -> str:
+    """The text of block ``index`` of an MCP tool's answer: Folio's tools answer in text."""
+    from mcp.types import TextContent
+
+    block = result.content[index]
+    assert isinstance(block, TextContent), block
+    return block.text

@@ -64,7 +64,7 @@ def test_every_command_and_option_has_help_and_its_default() -> None:
             if not action.help:
                 missing.append(f"{prog} {name}: no help")
             elif action.default not in (None, False) and "default" not in (
-                parser.formatter_class(prog)._get_help_string(action) or ""
+                parser._get_formatter()._get_help_string(action) or ""
             ):
                 missing.append(f"{prog} {name}: default {action.default!r} not shown")
     assert not missing, "\n".join(missing)

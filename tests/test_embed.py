@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
-from pipeline.embed import dense_available, load_embedder
+from pipeline.embed import Precision, Window, dense_available, load_embedder
 from pipeline.embed.build import BuildOptions, ensure_model
 from pipeline.embed.graph import INPUTS, build_graph
 from pipeline.embed.model import find_model, read_config, read_weights
-from pipeline.embed.runtime import open_session
+from pipeline.embed.runtime import OnnxEmbedder, open_session
 from pipeline.embed.windows import batches, windows
 from pipeline.errors import DenseUnavailableError
 
@@ -118,23 +119,27 @@ def make_tiny_model(directory: Path, seed: int = 0, hidden: int = TINY["hidden"]
 # ---------------------------------------------------------------- the numpy reference
 
 
-def _layer_norm(x: np.ndarray, w: dict[str, np.ndarray], pre: str) -> np.ndarray:
-    mean = x.mean(-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(-1, keepdims=True)
+# numpy's reductions (mean, sum, norm) are typed as returning Any: their results are named
+# with the reference's one array type.
+F64 = npt.NDArray[np.float64]
+
+
+def _layer_norm(x: F64, w: dict[str, F64], pre: str) -> F64:
+    mean: F64 = x.mean(-1, keepdims=True)
+    var: F64 = ((x - mean) ** 2).mean(-1, keepdims=True)
     return (x - mean) / np.sqrt(var + 1e-12) * w[pre + "weight"] + w[pre + "bias"]
 
 
-def _linear(x: np.ndarray, w: dict[str, np.ndarray], pre: str) -> np.ndarray:
-    return x @ w[pre + "weight"].T + w[pre + "bias"]
+def _linear(x: F64, w: dict[str, F64], pre: str) -> F64:
+    out: F64 = x @ w[pre + "weight"].T + w[pre + "bias"]
+    return out
 
 
-def _self_attention(
-    x: np.ndarray, mask: np.ndarray, w: dict[str, np.ndarray], pre: str
-) -> np.ndarray:
+def _self_attention(x: F64, mask: F64, w: dict[str, F64], pre: str) -> F64:
     b, s, h = x.shape
     heads = TINY["heads"]
 
-    def split(t: np.ndarray) -> np.ndarray:
+    def split(t: F64) -> F64:
         return t.reshape(b, s, heads, h // heads).transpose(0, 2, 1, 3)
 
     q, k, v = (split(_linear(x, w, f"{pre}self.{n}.")) for n in ("query", "key", "value"))
@@ -146,9 +151,11 @@ def _self_attention(
     return _linear(context, w, pre + "output.dense.")
 
 
-def numpy_forward(w: dict[str, np.ndarray], ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def numpy_forward(
+    weights: dict[str, npt.NDArray[Any]], ids: npt.NDArray[np.int64], mask: npt.NDArray[np.int64]
+) -> F64:
     """Straight from the BERT paper's definitions, in float64, then mean pool and L2 norm."""
-    w = {k.removeprefix("bert."): v.astype(np.float64) for k, v in w.items()}
+    w = {k.removeprefix("bert."): v.astype(np.float64) for k, v in weights.items()}
     m = mask.astype(np.float64)
     x = w["embeddings.word_embeddings.weight"][ids]
     x = x + w["embeddings.position_embeddings.weight"][: ids.shape[1]]
@@ -161,8 +168,9 @@ def numpy_forward(w: dict[str, np.ndarray], ids: np.ndarray, mask: np.ndarray) -
         hidden = _linear(x, w, pre + "intermediate.dense.")
         hidden = 0.5 * hidden * (1.0 + erf(hidden / math.sqrt(2.0)))
         x = _layer_norm(x + _linear(hidden, w, pre + "output.dense."), w, pre + "output.LayerNorm.")
-    pooled = (x * m[..., None]).sum(1) / np.maximum(m.sum(1, keepdims=True), 1e-9)
-    return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+    pooled: F64 = (x * m[..., None]).sum(1) / np.maximum(m.sum(1, keepdims=True), 1e-9)
+    norm: F64 = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return pooled / norm
 
 
 # ---------------------------------------------------------------- tests on the tiny model
@@ -189,7 +197,9 @@ def _padded_batch(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("outlier_ratio", [None, 1.5])
-def test_graph_matches_numpy_reference(tiny: Path, tmp_path: Path, outlier_ratio: float | None):
+def test_graph_matches_numpy_reference(
+    tiny: Path, tmp_path: Path, outlier_ratio: float | None
+) -> None:
     files = find_model(tiny)
     model = build_graph(read_config(files), read_weights(files), outlier_ratio)
     (tmp_path / "m.onnx").write_bytes(model.SerializeToString())
@@ -202,7 +212,7 @@ def test_graph_matches_numpy_reference(tiny: Path, tmp_path: Path, outlier_ratio
     np.testing.assert_allclose(got, want, atol=1e-4)
 
 
-def test_fused_and_int8_builds_agree_with_plain_graph(tiny: Path, tiny_cache: Path):
+def test_fused_and_int8_builds_agree_with_plain_graph(tiny: Path, tiny_cache: Path) -> None:
     files = find_model(tiny)
     ids, mask = _padded_batch(np.random.default_rng(2))
     plain = ensure_model(files, tiny_cache, BuildOptions("fp32", fused=False))
@@ -215,7 +225,7 @@ def test_fused_and_int8_builds_agree_with_plain_graph(tiny: Path, tiny_cache: Pa
         assert cosine.min() >= floor, (options, cosine)
 
 
-def test_embedder_on_tiny_model(tiny: Path, tiny_cache: Path):
+def test_embedder_on_tiny_model(tiny: Path, tiny_cache: Path) -> None:
     fp32 = load_embedder(tiny, cache_dir=tiny_cache, precision="fp32", window="truncate", threads=1)
     int8 = load_embedder(tiny, cache_dir=tiny_cache, window="truncate", threads=1)
     assert fp32.dim == 32 and fp32.name.endswith("/fp32/truncate")
@@ -233,7 +243,7 @@ def test_embedder_on_tiny_model(tiny: Path, tiny_cache: Path):
         fp32.embed("the cat")
 
 
-def test_split_window_averages_its_windows(tiny: Path, tiny_cache: Path):
+def test_split_window_averages_its_windows(tiny: Path, tiny_cache: Path) -> None:
     long_text = " ".join(["the cat sat on the mat"] * 10)  # 60 tokens, past 38 positions
     split = load_embedder(tiny, cache_dir=tiny_cache, precision="fp32", window="split")
     whole = load_embedder(tiny, cache_dir=tiny_cache, precision="fp32", window="whole")
@@ -244,7 +254,7 @@ def test_split_window_averages_its_windows(tiny: Path, tiny_cache: Path):
     np.testing.assert_allclose(split.embed([short]), whole.embed([short]), atol=1e-5)
 
 
-def test_cache_is_keyed_by_weights_and_reused(tiny: Path, tmp_path: Path):
+def test_cache_is_keyed_by_weights_and_reused(tiny: Path, tmp_path: Path) -> None:
     cache = tmp_path / "models"
     first = ensure_model(find_model(tiny), cache, BuildOptions("fp32", fused=False))
     again = ensure_model(find_model(tiny), cache, BuildOptions("fp32", fused=False))
@@ -255,13 +265,13 @@ def test_cache_is_keyed_by_weights_and_reused(tiny: Path, tmp_path: Path):
     assert sorted(p.name for p in cache.iterdir()) == sorted([first.path.name, different.path.name])
 
 
-def test_build_is_deterministic(tiny: Path, tmp_path: Path):
+def test_build_is_deterministic(tiny: Path, tmp_path: Path) -> None:
     paths = [ensure_model(find_model(tiny), tmp_path / d, BuildOptions()).path for d in "ab"]
     assert paths[0].name == paths[1].name
     assert paths[0].read_bytes() == paths[1].read_bytes()
 
 
-def test_missing_model_is_reported(tmp_path: Path):
+def test_missing_model_is_reported(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(DenseUnavailableError, match=r"model\.safetensors, tokenizer\.json.*pip"):
         load_embedder(tmp_path, cache_dir=tmp_path / "cache")
@@ -269,7 +279,7 @@ def test_missing_model_is_reported(tmp_path: Path):
     assert dense_available(tmp_path / "nowhere") is False
 
 
-def test_unsupported_pooling_is_refused(tiny: Path, tmp_path: Path):
+def test_unsupported_pooling_is_refused(tiny: Path, tmp_path: Path) -> None:
     import shutil
 
     copy = Path(shutil.copytree(tiny, tmp_path / "cls"))
@@ -278,14 +288,14 @@ def test_unsupported_pooling_is_refused(tiny: Path, tmp_path: Path):
         load_embedder(copy, cache_dir=tmp_path / "cache")
 
 
-def test_bad_arguments(tiny: Path, tmp_path: Path):
+def test_bad_arguments(tiny: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="window"):
         load_embedder(tiny, cache_dir=tmp_path, window="middle")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="precision"):
         load_embedder(tiny, cache_dir=tmp_path, precision="fp16")  # type: ignore[arg-type]
 
 
-def test_import_is_light():
+def test_import_is_light() -> None:
     code = (
         "import sys, pipeline, pipeline.embed\n"
         "heavy = {'numpy', 'onnxruntime', 'onnx', 'safetensors', 'tokenizers', 'sympy'}\n"
@@ -298,7 +308,7 @@ def test_import_is_light():
 # ---------------------------------------------------------------- windows and batches
 
 
-def test_windows():
+def test_windows() -> None:
     ids = list(range(600))
     assert windows(ids, "truncate", 512) == [ids[:254]]
     assert windows(ids, "whole", 512) == [ids[:510]]
@@ -311,7 +321,7 @@ def test_windows():
     assert windows(ids, "truncate", 128) == [ids[:126]]  # a model with fewer positions
 
 
-def test_batches_cover_every_item_within_budget():
+def test_batches_cover_every_item_within_budget() -> None:
     rng = np.random.default_rng(3)
     lengths = [int(n) for n in rng.integers(3, 300, 200)]
     for by_length in (True, False):
@@ -346,13 +356,13 @@ def real_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [("fp32", "truncate", 0.9999), ("fp32", "whole", 0.9999), ("int8", "truncate", 0.99)],
 )
 def test_real_model_matches_sentence_transformers(
-    real_cache: Path, precision: str, window: str, floor: float
-):
+    real_cache: Path, precision: Precision, window: Window, floor: float
+) -> None:
     ref = _reference()
     embedder = load_embedder(
         cache_dir=real_cache,
-        precision=precision,  # type: ignore[arg-type]
-        window=window,  # type: ignore[arg-type]
+        precision=precision,
+        window=window,
     )
     assert embedder.dim == 384 and embedder.name == f"all-MiniLM-L6-v2/{precision}/{window}"
     want = np.asarray(ref["vectors"][window], np.float64)
@@ -361,14 +371,15 @@ def test_real_model_matches_sentence_transformers(
     assert cosine.min() >= floor, dict(zip(ref["texts"], cosine.round(5), strict=True))
 
 
-def test_real_model_split_keeps_short_texts_and_covers_long_ones(real_cache: Path):
+def test_real_model_split_keeps_short_texts_and_covers_long_ones(real_cache: Path) -> None:
     ref = _reference()
     split = load_embedder(cache_dir=real_cache, precision="fp32", window="split")
     got = split.embed(ref["texts"])
     want = np.asarray(ref["vectors"]["truncate"], np.float64)
     want /= np.linalg.norm(want, axis=1, keepdims=True)
     cosine = (got * want).sum(1)
-    tokenizer = split.tokenizer  # type: ignore[attr-defined]
+    assert isinstance(split, OnnxEmbedder)
+    tokenizer = split.tokenizer
     lengths = [len(tokenizer.encode(t, add_special_tokens=False).ids) for t in ref["texts"]]
     short = np.array(lengths) <= 254
     assert cosine[short].min() >= 0.9999

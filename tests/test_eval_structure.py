@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pipeline.chunk.tiers import chunk_document
 from pipeline.model import Document
 
 from .helpers import load_script
+
+if TYPE_CHECKING:
+    from eval_structure import BookScore  # the module load_script gives, as mypy sees it
 
 ev = load_script("eval_structure")
 TRUTH = [
@@ -18,9 +23,9 @@ TRUTH = [
 WORDS = "\n\n".join([" ".join(["The light changes over the valley as the hours go by."] * 10)] * 20)
 
 
-def _score(text: str) -> object:
+def _score(text: str) -> BookScore:
     doc = Document(text=text, source="book.md", title="Book", heading_mode="outline")
-    s = ev.BookScore("book")
+    s: BookScore = ev.BookScore("book")
     ev.structure_scores(s, TRUTH, ev.detected_headings(doc), chunk_document(doc), doc.text)
     return s
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from pipeline import chunk_file, make_config
 from pipeline.index.records import ChunkRecord
@@ -61,7 +62,7 @@ def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
     return out
 
 
-def stored(store: Store) -> dict[str, dict[str, object]]:
+def stored(store: Store) -> dict[str, dict[str, Any]]:
     return {d["id"]: d for d in store.export(CHUNKS)}
 
 

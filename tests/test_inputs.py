@@ -20,6 +20,7 @@ from pipeline.index.store import Store, quote
 from pipeline.ingest import ingest
 from pipeline.retrieve import Filters, get_section, neighbors, retrieve, search
 
+from .helpers import tool_text
 from .test_ingest import FIXTURES
 
 ROOT = Path(__file__).parent.parent
@@ -128,13 +129,13 @@ def test_mcp_bad_section_ids_are_error_results_and_the_server_lives(
             for bad in ("", "`"):
                 res = await s.call_tool("get_section", {"section_id": bad})
                 assert res.is_error
-                assert "chunk id" in res.content[0].text, res.content[0].text
+                assert "chunk id" in tool_text(res), tool_text(res)
             res = await s.call_tool("search", {"query": "ownership", "doc_id": ""})
-            assert res.is_error and "doc" in res.content[0].text
+            assert res.is_error and "doc" in tool_text(res)
             res = await s.call_tool("get_section", {"section_id": "no-such-section"})
-            assert res.is_error and "no section" in res.content[0].text
+            assert res.is_error and "no section" in tool_text(res)
             res = await s.call_tool("search", {"query": "ownership"})
-            assert not res.is_error and json.loads(res.content[0].text)["found"] > 0
+            assert not res.is_error and json.loads(tool_text(res))["found"] > 0
 
     asyncio.run(asyncio.wait_for(session(), 60))
     assert server.healthy(one_doc.nodes[0].port)

@@ -18,6 +18,7 @@ from pipeline.index.keys import search_only_key
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
 
+from .helpers import tool_text
 from .test_server_lifecycle import folio, own_home
 
 ROOT = Path(__file__).parent.parent
@@ -46,7 +47,7 @@ def test_mcp_recovers_when_the_server_restarts_on_a_new_port(tmp_path: Path) -> 
             async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
                 await s.initialize()
                 before = await s.call_tool("search", {"query": "ownership"})
-                assert not before.is_error, before.content[0].text
+                assert not before.is_error, tool_text(before)
                 old = server.running(home)
                 assert old is not None and server.stop(home)
                 with socket.socket() as taken:  # another program took its port meanwhile
@@ -57,12 +58,12 @@ def test_mcp_recovers_when_the_server_restarts_on_a_new_port(tmp_path: Path) -> 
                 assert new.port != old.port
                 started = time.monotonic()
                 after = await s.call_tool("search", {"query": "ownership"})
-                assert not after.is_error, after.content[0].text
+                assert not after.is_error, tool_text(after)
                 # An answer from the new server. Not its hit count: Typesense 0.24.1
                 # restarted on another port before its first snapshot (this one is
                 # seconds old) shows none of its documents (measured: 0 of 27 after
                 # 14 s, all 27 on the same port), which is why Folio keeps the port.
-                assert "found" in json.loads(after.content[0].text)
+                assert "found" in json.loads(tool_text(after))
                 assert time.monotonic() - started < 20
 
         asyncio.run(asyncio.wait_for(session(), 120))

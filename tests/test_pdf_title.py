@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -66,7 +67,7 @@ def test_readable_stem() -> None:
     assert readable_stem("my-notes.final") == "my notes final"
 
 
-def _write(path: Path, title: str | None, lines: list[tuple[float, str, str]]) -> Path:
+def _write(path: Path, title: str | None, lines: Sequence[tuple[float, str, str]]) -> Path:
     pdf = fpdf.FPDF(format="Letter")
     if title is not None:
         pdf.set_title(title)

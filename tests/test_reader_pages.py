@@ -29,7 +29,7 @@ def test_highlights_keep_only_their_marks(parts: list[tuple[str, bool]]) -> None
     assert out.count("<mark>") == out.count("</mark>") == sum(marks)
 
 
-words = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+words = st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12)
 
 
 @given(

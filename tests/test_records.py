@@ -29,6 +29,13 @@ def test_chunk_record_fields_are_the_schema() -> None:
     assert set(with_vector.to_store()) - {"id"} <= schema_fields(CHUNKS)
 
 
+def test_chunk_record_round_trips_through_the_store_form() -> None:
+    src = "---\ntitle: T\n---\n# A\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n"
+    for chunk in chunk_markdown(src):
+        for record in (ChunkRecord.from_chunk(chunk, "md"), ChunkRecord(chunk, "md", (0.25,))):
+            assert ChunkRecord.from_store(record.to_store()) == record
+
+
 def test_document_record_round_trips_and_refuses_unknown_status() -> None:
     rec = DocumentRecord(
         id="h", doc_id="h", path="/a.md", title="A", format="md", bytes=3, sha256="h",

@@ -22,6 +22,8 @@ from pipeline.index.store import Store
 from pipeline.ingest import ingest
 from pipeline.retrieve import Filters, get_section, neighbors, retrieve, search
 
+from .helpers import tool_text
+
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples" / "library"
 
@@ -183,21 +185,17 @@ def test_mcp_tools_over_stdio(
             assert set(tools) >= {"search", "retrieve", "get_section", "list_documents"}
             assert "question" in json.dumps(tools["retrieve"].input_schema)
             res = await s.call_tool("retrieve", {"question": "ownership rules", "budget": 800})
-            data = json.loads(res.content[0].text)
+            data = json.loads(tool_text(res))
             assert data["items"] and data["tokens"] <= 800
             sid = data["items"][0]["section_id"]
-            sec = json.loads(
-                (await s.call_tool("get_section", {"section_id": sid})).content[0].text
-            )
+            sec = json.loads(tool_text(await s.call_tool("get_section", {"section_id": sid})))
             assert sec["section"]["id"] == sid
             found = json.loads(
-                (await s.call_tool("search", {"query": "operator", "hints": ["table"]}))
-                .content[0]
-                .text
+                tool_text(await s.call_tool("search", {"query": "operator", "hints": ["table"]}))
             )
             assert all("table" in h["content_hints"] for h in found["hits"])
-            docs = (await s.call_tool("list_documents", {})).content
-            assert len(json.loads(docs[0].text) if len(docs) == 1 else docs) >= 1
+            docs = await s.call_tool("list_documents", {})
+            assert len(json.loads(tool_text(docs)) if len(docs.content) == 1 else docs.content) >= 1
 
     asyncio.run(session())
 

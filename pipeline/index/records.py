@@ -90,6 +90,22 @@ class ChunkRecord:
     def from_chunk(cls, chunk: Chunk, fmt: str) -> ChunkRecord:
         return cls(chunk, fmt)
 
+    @classmethod
+    def from_store(cls, stored: Mapping[str, Any]) -> ChunkRecord:
+        """A record as Typesense returns it (``to_store``'s inverse)."""
+        names = {f.name for f in fields(Chunk)}
+        values = {k: v for k, v in stored.items() if k in names}
+        text, full = str(stored["text"]), str(stored["retrieval_text"])
+        values["context"] = full[: len(full) - len(text)]
+        for key in ("breadcrumb", "content_hints", "table_headers"):
+            values[key] = tuple(values[key])
+        for key in ("parent_id", "page_start", "page_end"):
+            values.setdefault(key, None)
+        fm = stored.get("frontmatter")
+        values["frontmatter"] = json.loads(fm) if fm is not None else None
+        vector = stored.get("embedding")
+        return cls(Chunk(**values), str(stored["format"]), tuple(vector) if vector else None)
+
     def to_store(self) -> dict[str, Any]:
         """The Typesense document: nulls dropped (optional fields), front matter as
         JSON text."""

@@ -18,10 +18,12 @@ import pytest
 
 import pipeline.ingest as ingest_mod
 from pipeline import make_config
+from pipeline.extract import extract_file
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
 from pipeline.ingest import ingest
 from pipeline.limits import Limits, supervise
+from pipeline.model import Document
 
 from . import generate
 from .conftest import running_as_root
@@ -84,32 +86,30 @@ def test_hostile_library_ingest(store: Store, tmp_path: Path) -> None:
     # what was ingested is complete in the store, with the chunks its record counts
     docs = {d["path"]: d for d in store.export(DOCUMENTS)}
     chunks = store.export(CHUNKS)
-    for path in report.ingested:
-        rec = docs[path]
+    for ingested in report.ingested:
+        rec = docs[ingested]
         assert rec["status"] == "complete"
         n = sum(1 for c in chunks if c["doc_id"] == rec["doc_id"])
         assert n == rec["sections"] + rec["snippets"] > 0
-    for path, f in failed.items():
+    for failed_path, f in failed.items():
         if f.stage != "read":
-            assert docs[path]["status"] == "failed"
+            assert docs[failed_path]["status"] == "failed"
 
 
-def _hang_on(name: str) -> None:
-    real = ingest_mod.extract_file
-
-    def extract(path: str, **kw: object) -> object:
-        if name in Path(path).name:
-            if name == "hang":
-                time.sleep(3600)
-            elif name == "hog":
-                blob = bytearray(16 << 30)  # 16 GB: over any worker's cap
-                del blob
-            elif name == "crash":
-                faulthandler.disable()  # no traceback noise: the crash is the point
-                os.kill(os.getpid(), signal.SIGSEGV)
-        return real(path, **kw)  # type: ignore[arg-type]
-
-    ingest_mod.extract_file = extract  # type: ignore[assignment]
+def _misbehaving_extract(
+    path: str | Path, *, pdf_backend: str = "auto", use_outline: bool = True
+) -> Document:
+    """``extract_file``, except that it hangs, hogs memory or crashes on files so named."""
+    name = Path(path).name
+    if "hang" in name:
+        time.sleep(3600)
+    elif "hog" in name:
+        blob = bytearray(16 << 30)  # 16 GB: over any worker's cap
+        del blob
+    elif "crash" in name:
+        faulthandler.disable()  # no traceback noise: the crash is the point
+        os.kill(os.getpid(), signal.SIGSEGV)
+    return extract_file(path, pdf_backend=pdf_backend, use_outline=use_outline)
 
 
 @fork_only
@@ -123,9 +123,7 @@ def test_timeout_memory_and_crash_are_failures_and_the_rest_goes_on(
         (lib / f"good-{i}.md").write_text(f"# Good {i}\n\nSome text number {i}.\n")
     for bad in ("hang", "hog", "crash"):
         (lib / f"{bad}.md").write_text(f"# {bad}\n\nbody\n")
-    monkeypatch.setattr(ingest_mod, "extract_file", ingest_mod.extract_file)
-    for bad in ("hang", "hog", "crash"):
-        _hang_on(bad)
+    monkeypatch.setattr(ingest_mod, "extract_file", _misbehaving_extract)
     t0 = time.monotonic()
     report = ingest([str(lib)], CONFIG, store, workers=workers, file_timeout=2, max_memory_mb=1024)
     assert time.monotonic() - t0 < 30
@@ -162,7 +160,7 @@ def test_supervise_kills_and_replaces_a_hung_worker() -> None:
         supervise(
             _sleepy,
             [0.0, 30.0, 0.1, 0.2],
-            lambda item, stage, reason: (item, stage, reason),  # type: ignore[arg-type,return-value]
+            lambda item, stage, reason: (item, stage, reason),
             workers=1,
             timeout=1.0,
             memory_mb=None,
