@@ -5,7 +5,7 @@ Every library chunks every document of the corpus separately at a ~420-token tar
 shared token counter (WordPiece of all-MiniLM-L6-v2 by default, or cl100k). Each library runs in
 its own process, forked after the corpus and the counters are loaded; inside it, a fresh chunker
 is built for every timed run and the best of ``--repeat`` runs is reported. Nothing touches the
-network: the counters come from ``<project root>/../shared/tokenizers/``.
+network: the counters come from ``$FOLIO_DATA/tokenizers/`` (see ``data_dir.py``).
 
 Reported per library: throughput (corpus MB / best wall time, MB = 10**6 bytes), chunk count,
 share of chunks over the library's own budget and over 420 (in the shared counter and in true
@@ -17,9 +17,9 @@ corpus documents, chunked once in a child process (Folio by default).
 
 Run with the benchmark virtualenv, for example::
 
-    /work/bench-venv/bin/python scripts/bench_chunk.py
-    /work/bench-venv/bin/python scripts/bench_chunk.py --only folio,semchunk --json
-    /work/bench-venv/bin/python scripts/bench_chunk.py --big-mb 100 --only folio
+    ../bench-venv/bin/python scripts/bench_chunk.py
+    ../bench-venv/bin/python scripts/bench_chunk.py --only folio,semchunk --json
+    ../bench-venv/bin/python scripts/bench_chunk.py --big-mb 100 --only folio
 """
 
 from __future__ import annotations
@@ -43,7 +43,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+
+SHARED = data_dir()
 DEFAULT_CORPUS = SHARED / "corpus" / "markdown"
 WORDPIECE_PATH = SHARED / "tokenizers" / "all-MiniLM-L6-v2.tokenizer.json"
 CL100K_PATH = SHARED / "tokenizers" / "cl100k_base.tiktoken.gz"

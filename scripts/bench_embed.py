@@ -27,11 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+
 from pipeline.embed import load_embedder  # noqa: E402
 from pipeline.embed.runtime import OnnxEmbedder  # noqa: E402
 from pipeline.embed.windows import SPECIAL_TOKENS, WINDOWS, batches, windows  # noqa: E402
 
-DEFAULT_PDF = Path("/work/shared/corpus/qa/financebench-dev/pdfs/3M_2018_10K.pdf")
+DEFAULT_PDF = data_dir() / "corpus" / "qa" / "financebench-dev" / "pdfs" / "3M_2018_10K.pdf"
 # (label, precision, window, by_length, threads, token_budget)
 RUNS = [
     ("fp32 truncate sorted t2", "fp32", "truncate", True, 2, 4096),

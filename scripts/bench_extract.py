@@ -9,7 +9,7 @@ runs by default (a process pool over the idle cores from 48 pages on; see
 cores). Goal: (b) ≤ 1.5× (a); (c) faster than (a). ``--force-pool`` makes (c) always use
 ``--workers`` processes, to measure the pool itself on a loaded machine.
 
-    python scripts/bench_extract.py [--corpus ../shared/corpus] [--repeat 1]
+    python scripts/bench_extract.py [--corpus $FOLIO_DATA/corpus] [--repeat 1]
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.pdf import read_pdf  # noqa: E402
@@ -49,7 +51,7 @@ def timed(fn: object, *args: object, repeat: int = 1, **kw: object) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--workers", type=int, default=min(os.cpu_count() or 1, 2))
     ap.add_argument(

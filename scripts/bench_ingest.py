@@ -56,7 +56,10 @@ if TYPE_CHECKING:
     from pipeline.index.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus"
+
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+
+DEFAULT_CORPUS = data_dir() / "corpus"
 PARTS = {"markdown": "markdown", "pdf": "pdf", "epub": "epub"}
 REFERENCE = "bench_reference_chunks"
 BATCH = 1000

@@ -33,9 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from eval_retrieval import embedded_store, percentile  # noqa: E402  (scripts/ is on the path)
 
-DEFAULT_QA_ROOT = ROOT.parent / "shared" / "corpus" / "qa"
+DEFAULT_QA_ROOT = data_dir() / "corpus" / "qa"
 WARM_UP = 3
 
 

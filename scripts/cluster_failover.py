@@ -56,7 +56,10 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "markdown"
+
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+
+DEFAULT_CORPUS = data_dir() / "corpus" / "markdown"
 if importlib.util.find_spec("pipeline") is None:  # a fresh checkout, not installed
     sys.path.insert(0, str(ROOT))
 

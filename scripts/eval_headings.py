@@ -10,7 +10,7 @@ spacing, numbering and punctuation folded) on the same page ±1 (PDF), in order,
 Chunk-page (PDFs): over every chunk, either tier, whose own text holds a heading line that
 matched a truth entry, the share whose page range contains that entry's true page.
 
-    python scripts/eval_headings.py [--corpus ../shared/corpus] [--json out.json] [--only NAME]
+    python scripts/eval_headings.py [--corpus $FOLIO_DATA/corpus] [--json out.json] [--only NAME]
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
@@ -323,7 +325,7 @@ def summary(results: dict[str, list[Score]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     ap.add_argument("--skip-epub", action="store_true")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Retrieval evaluation: Folio's ``retrieve`` beside BM25, dense and RRF baselines, one run.
 
-Question sets (under ``--qa-root``, default ``../shared/corpus/qa``):
+Question sets (under ``--qa-root``, default ``$FOLIO_DATA/corpus/qa``):
 
 - ``chunking-eval`` — Chroma's chunking-evaluation set: ``corpora/*.md`` and
   ``questions_df.csv`` (question, references = exact character spans of the corpus file).
@@ -81,8 +81,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
-DEFAULT_QA_ROOT = ROOT.parent / "shared" / "corpus" / "qa"
-DEFAULT_TOKENIZER = ROOT.parent / "shared" / "tokenizers" / "all-MiniLM-L6-v2.tokenizer.json"
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+
+DEFAULT_QA_ROOT = data_dir() / "corpus" / "qa"
+DEFAULT_TOKENIZER = data_dir() / "tokenizers" / "all-MiniLM-L6-v2.tokenizer.json"
 SETS = ("chunking-eval", "financebench-dev")
 BUDGETS = (1000, 2000, 4000)
 CI_BUDGET = 2000

@@ -27,7 +27,7 @@ the same page ±1). Then:
 Entries pointing at the navigation document are left out of the truth: Folio drops that
 document from the text as table-of-contents boilerplate.
 
-    python scripts/eval_structure.py [--corpus ../shared/corpus] [--only NAME] [--json out.json]
+    python scripts/eval_structure.py [--corpus $FOLIO_DATA/corpus] [--only NAME] [--json out.json]
 
 Goals (issue 13): EPUB recall ≥ 0.98, breadcrumb ≥ 0.95, 0 duplicates, 0 markup; flat
 text recall ≥ 0.90 and precision ≥ 0.80 on every book.
@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (scripts/ on path)
 
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
@@ -357,7 +358,7 @@ def table(rows: list[BookScore]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     args = ap.parse_args(argv)
