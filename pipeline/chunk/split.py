@@ -13,6 +13,7 @@ a code line stays whole, as an ``oversized`` piece.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 
@@ -21,6 +22,7 @@ from .rows import CUT, ROW_CLOSE, Range, Row, compact_header
 from .units import Unit
 
 Count = Callable[[str], int]
+Joins = Callable[[str], bool]
 Dress = Callable[[int, int], tuple[str, str]]
 Refine = Callable[[int, int], list[Range]]
 
@@ -81,13 +83,15 @@ def _mid_line(src: str, block: Block, s: int) -> bool:
 
 class _Counts:
     """Token counts of ranges of ``src``, each range counted once per split: cutting a
-    block asks for the same ranges again (to cut them, to group them, to emit them)."""
+    block asks for the same ranges again (to cut them, to group them, to emit them).
+    ``joins(gap)`` tells when a count over ``gap`` is the sum of the counts either side."""
 
-    __slots__ = ("_seen", "count", "src")
+    __slots__ = ("_joins", "_seen", "count", "src")
 
-    def __init__(self, src: str, count: Count) -> None:
+    def __init__(self, src: str, count: Count, joins: Joins | None = None) -> None:
         self.src = src
         self.count = count
+        self._joins = joins
         self._seen: dict[Range, int] = {}
 
     def of(self, s: int, e: int) -> int:
@@ -98,6 +102,19 @@ class _Counts:
 
     def known(self, r: Range, tokens: int) -> None:
         self._seen[r] = tokens
+
+    def of_run(self, run: list[Range]) -> int:
+        """Count from the first range's start to the last one's end: the sum of the
+        ranges' counts where every gap between them joins additively (a run counted
+        again as a whole made each character of a long block counted twice more)."""
+        joins, src = self._joins, self.src
+        s, e = run[0][0], run[-1][1]
+        if len(run) == 1 or joins is None or (s, e) in self._seen:
+            return self.of(s, e)
+        if not all(joins(src[a[1] : b[0]]) for a, b in itertools.pairwise(run)):
+            return self.of(s, e)
+        n = self._seen[s, e] = sum(self.of(*r) for r in run)
+        return n
 
 
 def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
@@ -150,7 +167,7 @@ def _group(
     def emit(oversized: bool = False) -> Unit:
         s, e = run[0][0], run[-1][1]
         prefix, suffix = dress(s, e)
-        t = count(prefix + src[s:e] + suffix) if prefix or suffix else counts.of(s, e)
+        t = count(prefix + src[s:e] + suffix) if prefix or suffix else counts.of_run(run)
         return Unit(-1, s, e, t, prefix, suffix, oversized)
 
     def flush() -> Unit:
@@ -203,17 +220,19 @@ def split_block(
     *,
     cover: bool = True,
     tokens: int | None = None,
+    joins: Joins | None = None,
 ) -> list[Unit]:
     """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``.
 
     With ``cover`` every non-blank character of the range is in a piece. Without it
     (snippets, which need not tile their section) a table whose header and separator
     lines would take more than half the budget leaves its separator out: each piece
-    repeats a compact header instead. ``tokens`` is the range's count, when known."""
+    repeats a compact header instead. ``tokens`` is the range's count, when known;
+    ``joins`` is the counter's ``Estimator.joins``, when it has one."""
     if budget < 1:  # even cuts of a negative size would never end
         raise ValueError(f"split_block: budget {budget} < 1")
     kind = block.kind
-    counts = _Counts(src, count)
+    counts = _Counts(src, count, joins)
     if tokens is not None:
         counts.known(r, tokens)
 

@@ -22,7 +22,7 @@ from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
 from .pack import pack
 from .split import split_block
-from .tokens import TokenCounter, make_counter
+from .tokens import Estimator, TokenCounter, make_counter
 from .units import Unit
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
@@ -208,6 +208,7 @@ class _Builder:
         self.config = config
         self.counter = counter
         self.additive = bool(getattr(counter, "additive", False))
+        self._joins = counter.joins if isinstance(counter, Estimator) else None
         self.chunks: list[Chunk] = []
         self.n_sections = 0
         self.n_snippets = 0
@@ -288,7 +289,11 @@ class _Builder:
                 t = self._block_tokens(i)
                 if t > budget:
                     r = (b.start, b.end)
-                    out.extend(split_block(src, b, i, r, budget, count, cover=cover, tokens=t))
+                    out.extend(
+                        split_block(
+                            src, b, i, r, budget, count, cover=cover, tokens=t, joins=self._joins
+                        )
+                    )
                 else:
                     out.append(Unit(i, b.start, b.end, t))
             return out
@@ -298,7 +303,17 @@ class _Builder:
                 b, r = blocks[u.block], (u.start, u.end)
                 known = None if u.prefix or u.suffix else u.tokens  # that counts the dress too
                 out.extend(
-                    split_block(src, b, u.block, r, budget, count, cover=cover, tokens=known)
+                    split_block(
+                        src,
+                        b,
+                        u.block,
+                        r,
+                        budget,
+                        count,
+                        cover=cover,
+                        tokens=known,
+                        joins=self._joins,
+                    )
                 )
             else:
                 out.append(u)

@@ -255,6 +255,12 @@ class Estimator:
     def __reduce__(self) -> tuple[type[Estimator], tuple[str]]:
         return (Estimator, (self.bias,))  # picklable for worker processes; memos stay behind
 
+    @staticmethod
+    def joins(gap: str) -> bool:
+        """Whether ``count(a + gap + b) == count(a) + count(b)`` for every ``a`` and ``b``:
+        ``gap`` is whitespace and not only characters that ``count`` deletes."""
+        return gap.isspace() and (" " in gap or "\n" in gap or bool(_DELETED.sub("", gap)))
+
     def count(self, text: str) -> int:
         chunks = self._chunks
         if chunks is None:

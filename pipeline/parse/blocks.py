@@ -35,6 +35,7 @@ _OPEN_KINDS: dict[str, BlockKind] = {
     "table_open": "table",
     "blockquote_open": "quote",
 }
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
 _FRONT_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _MDX_ESM = re.compile(r"(?:import|export)\b")
 _MDX_COMPONENT = re.compile(r"<(?:[A-Z][\w.]*|>)|\{")
@@ -87,14 +88,30 @@ def parse_markdown(src: str, *, mdx: bool = False) -> tuple[list[Block], array[i
             blocks.extend(found)
             break
         if len(found) < 2:
-            # One block longer than the window: widen it and parse again. By 8, not 2:
-            # each retry parses the block again, and doubling parsed it 2.5 times over.
-            window *= 8
+            window = _wider(src, starts, line, stop, found, window)
             continue
         blocks.extend(found[:-1])
         line = found[-1].line_start - 1
         window = WINDOW_CHARS
     return _fill_gaps(src, blocks, starts), starts
+
+
+def _wider(
+    src: str, starts: array[int], line: int, stop: int, found: list[Block], window: int
+) -> int:
+    """The next window for a block that the window starting at ``line`` (and ending
+    before line ``stop``) cut. A paragraph ends by the next blank line: the window
+    reaches the line after it, so the paragraph is parsed once more, not once per
+    widening (a megabyte of link reference definitions is one paragraph). Anything
+    else is widened by 8, not 2: each retry parses the block again, and doubling
+    parsed it 2.5 times over."""
+    if not found or found[0].kind != "paragraph":
+        return window * 8
+    blank = _BLANK_RUN.search(src, starts[stop] - 1)
+    # Past the start of the line after the blank run, so bisect takes that line in (or,
+    # without a blank line, at the sentinel: the rest of the text).
+    end = blank.end() + 1 if blank is not None else len(src) + 1
+    return end - starts[line]
 
 
 def _top_blocks(
