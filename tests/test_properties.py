@@ -169,12 +169,18 @@ class _SumFree:
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(fuzz_doc(), long_atoms_doc()))
 def test_summed_runs_equal_runs_counted_whole(src: str) -> None:
-    """Splitting sums the counts of a run's atoms where ``Estimator.joins`` allows it:
-    the chunks are exactly those of counting every run whole."""
-    from pipeline.chunk.tiers import chunk_document
+    """Splitting sums the counts of a run's atoms where ``Estimator.joins`` allows it,
+    and of a block's lines (here every block's): the chunks are exactly those of
+    counting every run whole."""
+    from pipeline.chunk import tiers
     from pipeline.model import Document
 
     doc = Document(text=normalized(src))
-    summed = chunk_document(doc, SMALL)
-    whole = chunk_document(doc, SMALL, _SumFree())
+    saved = tiers.LINE_COUNTED_CHARS
+    tiers.LINE_COUNTED_CHARS = 0
+    try:
+        summed = tiers.chunk_document(doc, SMALL)
+    finally:
+        tiers.LINE_COUNTED_CHARS = saved
+    whole = tiers.chunk_document(doc, SMALL, _SumFree())
     assert [c.to_dict() for c in summed] == [c.to_dict() for c in whole]

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import itertools
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from ..model import Block
@@ -81,23 +83,61 @@ def _mid_line(src: str, block: Block, s: int) -> bool:
     return s > block.start and src[s - 1] != "\n"
 
 
+class LineCounts:
+    """Counts of the non-blank lines of ``src[start:end]`` (one block), for a counter
+    whose count over a newline is the sum of the counts either side (``Estimator``): a
+    run of whole lines is then a difference of two prefix sums. A block split for its
+    section and again for its snippets asked for each of its lines three times, and
+    every time a cold count where the estimator's memo was too small for the block."""
+
+    __slots__ = ("_cum", "_ends", "_starts")
+
+    def __init__(self, src: str, start: int, end: int, count: Count) -> None:
+        lines = _lines(src, start, end)
+        self._starts = array("q", [s for s, _ in lines])
+        self._ends = array("q", [e for _, e in lines])
+        self._cum = array("q", [0])
+        self._cum.extend(itertools.accumulate(count(src[s:e]) for s, e in lines))
+
+    @property
+    def total(self) -> int:
+        return self._cum[-1]
+
+    def get(self, s: int, e: int) -> int | None:
+        """The count of ``src[s:e]`` if it runs from a line's start to a line's end."""
+        starts, ends = self._starts, self._ends
+        k = bisect_left(starts, s)
+        if k == len(starts) or starts[k] != s:
+            return None
+        j = bisect_left(ends, e, k)
+        if j == len(ends) or ends[j] != e:
+            return None
+        return self._cum[j + 1] - self._cum[k]
+
+
 class _Counts:
     """Token counts of ranges of ``src``, each range counted once per split: cutting a
     block asks for the same ranges again (to cut them, to group them, to emit them).
-    ``joins(gap)`` tells when a count over ``gap`` is the sum of the counts either side."""
+    ``joins(gap)`` tells when a count over ``gap`` is the sum of the counts either side;
+    ``lines`` are the block's line counts, when known."""
 
-    __slots__ = ("_joins", "_seen", "count", "src")
+    __slots__ = ("_joins", "_lines", "_seen", "count", "src")
 
-    def __init__(self, src: str, count: Count, joins: Joins | None = None) -> None:
+    def __init__(
+        self, src: str, count: Count, joins: Joins | None = None, lines: LineCounts | None = None
+    ) -> None:
         self.src = src
         self.count = count
         self._joins = joins
+        self._lines = lines
         self._seen: dict[Range, int] = {}
 
     def of(self, s: int, e: int) -> int:
         n = self._seen.get((s, e))
         if n is None:
-            n = self._seen[s, e] = self.count(self.src[s:e])
+            n = self._lines.get(s, e) if self._lines is not None else None
+            if n is None:
+                n = self._seen[s, e] = self.count(self.src[s:e])
         return n
 
     def known(self, r: Range, tokens: int) -> None:
@@ -221,6 +261,7 @@ def split_block(
     cover: bool = True,
     tokens: int | None = None,
     joins: Joins | None = None,
+    lines: LineCounts | None = None,
 ) -> list[Unit]:
     """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``.
 
@@ -228,11 +269,12 @@ def split_block(
     (snippets, which need not tile their section) a table whose header and separator
     lines would take more than half the budget leaves its separator out: each piece
     repeats a compact header instead. ``tokens`` is the range's count, when known;
-    ``joins`` is the counter's ``Estimator.joins``, when it has one."""
+    ``joins`` is the counter's ``Estimator.joins``, when it has one, and ``lines`` the
+    block's line counts under it."""
     if budget < 1:  # even cuts of a negative size would never end
         raise ValueError(f"split_block: budget {budget} < 1")
     kind = block.kind
-    counts = _Counts(src, count, joins)
+    counts = _Counts(src, count, joins, lines)
     if tokens is not None:
         counts.known(r, tokens)
 

@@ -21,12 +21,15 @@ from ..parse.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
 from .pack import pack
-from .split import split_block
+from .split import LineCounts, split_block
 from .tokens import Estimator, TokenCounter, make_counter
 from .units import Unit
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
 MIN_HEADINGS_FOR_MARKDOWN = 3
+# Blocks longer than this are counted line by line (with an estimator) and the counts
+# kept for splitting them: a shorter block is rarely split, and cheap to count again.
+LINE_COUNTED_CHARS = 4096
 _MAX_REFITS = 6
 _TF_CACHE = 64
 
@@ -209,6 +212,7 @@ class _Builder:
         self.counter = counter
         self.additive = bool(getattr(counter, "additive", False))
         self._joins = counter.joins if isinstance(counter, Estimator) else None
+        self._line_counts: dict[int, LineCounts] = {}
         self.chunks: list[Chunk] = []
         self.n_sections = 0
         self.n_snippets = 0
@@ -267,8 +271,14 @@ class _Builder:
         """Token count of block ``i``, counted once per document."""
         t = self.block_tokens[i]
         if t < 0:
-            b = self.d.blocks[i]
-            t = self.block_tokens[i] = self.counter.count(self.d.src[b.start : b.end])
+            b, src = self.d.blocks[i], self.d.src
+            long = b.end - b.start > LINE_COUNTED_CHARS and src.find("\n", b.start, b.end) >= 0
+            if long and self._joins is not None:
+                lines = self._line_counts[i] = LineCounts(src, b.start, b.end, self.counter.count)
+                t = lines.total
+            else:
+                t = self.counter.count(src[b.start : b.end])
+            self.block_tokens[i] = t
         return t
 
     def _units(
@@ -282,18 +292,14 @@ class _Builder:
         """Units for blocks (or refined from existing units) that each fit ``budget``;
         ``cover`` is False for snippets, which need not tile their section."""
         out: list[Unit] = []
-        src, blocks, count = self.d.src, self.d.blocks, self.counter.count
+        blocks = self.d.blocks
         if ranges is None:
             for i in block_ids:
                 b = blocks[i]
                 t = self._block_tokens(i)
                 if t > budget:
                     r = (b.start, b.end)
-                    out.extend(
-                        split_block(
-                            src, b, i, r, budget, count, cover=cover, tokens=t, joins=self._joins
-                        )
-                    )
+                    out.extend(self._split(b, i, r, budget, cover, t))
                 else:
                     out.append(Unit(i, b.start, b.end, t))
             return out
@@ -302,22 +308,19 @@ class _Builder:
             if u.tokens > budget and (not u.oversized or not cover):
                 b, r = blocks[u.block], (u.start, u.end)
                 known = None if u.prefix or u.suffix else u.tokens  # that counts the dress too
-                out.extend(
-                    split_block(
-                        src,
-                        b,
-                        u.block,
-                        r,
-                        budget,
-                        count,
-                        cover=cover,
-                        tokens=known,
-                        joins=self._joins,
-                    )
-                )
+                out.extend(self._split(b, u.block, r, budget, cover, known))
             else:
                 out.append(u)
         return out
+
+    def _split(
+        self, b: Block, i: int, r: tuple[int, int], budget: int, cover: bool, tokens: int | None
+    ) -> list[Unit]:
+        count, lines = self.counter.count, self._line_counts.get(i)
+        return split_block(
+            self.d.src, b, i, r, budget, count, cover=cover, tokens=tokens,
+            joins=self._joins, lines=lines,
+        )  # fmt: skip
 
     def _is_heading(self, u: Unit) -> bool:
         return self.d.blocks[u.block].kind == "heading"
