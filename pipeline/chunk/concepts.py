@@ -197,10 +197,14 @@ STOPWORDS = frozenset(
 def term_counts(text: str) -> Counter[str]:
     """Counts of candidate terms (lowercased words of 3+ chars, stopwords dropped)."""
     # Tags, URLs and heading anchors are markup, not what the text is about.
-    words = _TERM.findall(_MARKUP.sub(" ", text).lower())
-    return Counter(
-        w for w in words if 3 <= len(w) <= MAX_TERM_CHARS and w not in STOPWORDS and not w.isdigit()
-    )
+    counts = Counter(_TERM.findall(_MARKUP.sub(" ", text).lower()))
+    # Counted in C first and then filtered once per distinct word, not once per word (a
+    # term starts with a letter: never all digits).
+    dropped = counts.keys() & STOPWORDS
+    dropped.update(w for w in counts if not 3 <= len(w) <= MAX_TERM_CHARS)
+    for w in dropped:
+        del counts[w]
+    return counts
 
 
 def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple[str, ...]:

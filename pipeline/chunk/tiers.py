@@ -228,6 +228,7 @@ class _Builder:
         self._prefix_counter = make_counter(replace(config, tokenizer=None))
         self._prefix_counts = _Memo(counter)
         self._tf_cache: dict[int, Counter[str]] = {}
+        self._concepts_cache: dict[int, tuple[str, ...]] = {}
         self._last_concepts: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())
 
     # -- sizes ---------------------------------------------------------------------------
@@ -253,7 +254,7 @@ class _Builder:
         is modest, never less than the shortest form, and never over half a snippet
         (``fit_prefix`` shortens it to fit what packing left, cutting overlong titles)."""
         path = s.breadcrumb[1:]
-        concepts = top_terms(self._tf(index), self.d.df, len(self.d.sections), self.config.concepts)
+        concepts = self._own_concepts(index)
         count = self._prefix_counter.count
         d = self.d
         tables = [
@@ -496,11 +497,28 @@ class _Builder:
         seen = tuple(sorted({self.d.section_of[u.block] for u in units}))
         if seen == self._last_concepts[0]:
             return self._last_concepts[1]
-        tf: Counter[str] = Counter()
-        for g in seen:
-            tf.update(self._tf(g))
-        concepts = top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
+        if len(seen) == 1:
+            concepts = self._own_concepts(seen[0])
+        else:
+            tf: Counter[str] = Counter()
+            for g in seen:
+                tf.update(self._tf(g))
+            concepts = top_terms(tf, self.d.df, len(self.d.sections), self.config.concepts)
         self._last_concepts = (seen, concepts)
+        return concepts
+
+    def _own_concepts(self, g: int) -> tuple[str, ...]:
+        """Concepts of heading section ``g`` alone: its reserve asks for them and then its
+        chunks, while the section is still among the recent ones (ranking a section of
+        distinct words costs as much as counting them)."""
+        concepts = self._concepts_cache.get(g)
+        if concepts is None:
+            if len(self._concepts_cache) >= _TF_CACHE:
+                del self._concepts_cache[min(self._concepts_cache)]
+            tf = self._tf(g)
+            d = self.d
+            concepts = top_terms(tf, d.df, len(d.sections), self.config.concepts)
+            self._concepts_cache[g] = concepts
         return concepts
 
     # -- snippets ------------------------------------------------------------------------

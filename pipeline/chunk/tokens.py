@@ -102,24 +102,31 @@ def _pieces(word: str) -> int:
     ASCII-art words that mix a few unknown corners into known rules stay close to WordPiece.
     Words over WordPiece's 100-character limit (also one [UNK] there) are counted in full.
     """
+    return _piece_counter()(word)
+
+
+@cache
+def _piece_counter() -> Callable[[str], int]:
+    """``_pieces`` with the vocabulary and the suffix regex bound to it: a word that is in
+    no memo (text of distinct words, base64) costs one Python call, not four."""
     whole, suffix, whole_max, _ = _vocab()
-    if word in whole:
-        return 1
-    end = min(len(word), whole_max)
-    while end > 0 and word[:end] not in whole:
-        end -= 1
-    rest = _suffix_pieces(word[end:]) if end > 0 else -1
-    if rest < 0:
+    # The ``##`` pieces after the first: one regex match per piece, in C (a Python loop per
+    # character took minutes on a megabyte without a space: base64, minified data).
+    suffix_pieces = _suffix_regex().subn
+
+    def pieces(word: str) -> int:
+        if word in whole:
+            return 1
+        end = min(len(word), whole_max)
+        while end > 0 and word[:end] not in whole:
+            end -= 1
+        if end > 0:
+            left, rest = suffix_pieces("", word[end:])
+            if not left:
+                return 1 + rest
         return max(1, sum(c not in whole and c not in suffix for c in word))
-    return 1 + rest
 
-
-def _suffix_pieces(rest: str) -> int:
-    """Greedy ``##`` pieces covering ``rest``, or -1 where no piece matches. One regex
-    match per piece, in C: a Python loop per character took minutes on a megabyte
-    without a space (base64, minified data)."""
-    left, count = _suffix_regex().subn("", rest)
-    return -1 if left else count
+    return pieces
 
 
 @cache
@@ -175,11 +182,13 @@ class _Model:
     """Cost of a whitespace-free chunk of lowercased text, for one bias."""
 
     def __init__(self, min_pieces: int, extra: int) -> None:
-        def word_cost(word: str) -> int:
-            n = _pieces(word)
-            return n + extra if min_pieces and n >= min_pieces else n
+        pieces = _piece_counter()
 
-        self.word_cost = word_cost
+        def word_cost(word: str) -> int:
+            n = pieces(word)
+            return n + extra if n >= min_pieces else n
+
+        self.word_cost = word_cost if min_pieces else pieces
         self.words = _Costs(word_cost)
         self.chunks = _Costs(self._chunk_cost)
 
