@@ -186,8 +186,8 @@ def _heading_sections(
     current = HeadingSection(0, title, (title,), 0, 0)
     for i, b in enumerate(blocks):
         if b.kind == "heading" and 1 <= b.level <= depth:
-            if current.end_block > current.first_block:
-                sections.append(current)
+            if i > current.first_block:
+                sections.append(replace(current, end_block=i))
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
             stack.append((b.level, b.title))
@@ -196,12 +196,9 @@ def _heading_sections(
                 titles = titles[1:]  # the document title is already first
             crumb = (title, *titles)
             current = HeadingSection(b.level, b.title, crumb, i, i)
-        current = HeadingSection(
-            current.level, current.title, current.breadcrumb, current.first_block, i + 1
-        )
         section_of[i] = len(sections)
-    if current.end_block > current.first_block:
-        sections.append(current)
+    if len(blocks) > current.first_block:
+        sections.append(replace(current, end_block=len(blocks)))
     return sections, section_of
 
 

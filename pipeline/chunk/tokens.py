@@ -109,7 +109,15 @@ def _pieces(word: str) -> int:
 def _piece_counter() -> Callable[[str], int]:
     """``_pieces`` with the vocabulary and the suffix regex bound to it: a word that is in
     no memo (text of distinct words, base64) costs one Python call, not four."""
-    whole, suffix, whole_max, _ = _vocab()
+    whole, suffix, _, _ = _vocab()
+    # The longest first piece a word can have, by its first three characters (2 where no
+    # entry starts with them): the search for it starts there, not at the longest entry.
+    longest: dict[str, int] = {}
+    for entry in whole:
+        if len(entry) > 3:
+            longest[entry[:3]] = max(longest.get(entry[:3], 3), len(entry))
+        elif len(entry) == 3:
+            longest.setdefault(entry, 3)
     # The ``##`` pieces after the first: one regex match per piece, in C (a Python loop per
     # character took minutes on a megabyte without a space: base64, minified data).
     suffix_pieces = _suffix_regex().subn
@@ -117,7 +125,7 @@ def _piece_counter() -> Callable[[str], int]:
     def pieces(word: str) -> int:
         if word in whole:
             return 1
-        end = min(len(word), whole_max)
+        end = min(len(word), longest.get(word[:3], 2))
         while end > 0 and word[:end] not in whole:
             end -= 1
         if end > 0:

@@ -35,6 +35,9 @@ _OPEN_KINDS: dict[str, BlockKind] = {
     "table_open": "table",
     "blockquote_open": "quote",
 }
+_SPACES = re.compile(r"\s+")
+_HEADING_ID = re.compile(r"\s*\{\s*#[^}]*\}\s*$")
+_WRAPPED = re.compile(r"(\*\*|__|\*|_)(.+)\1")
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
 _FRONT_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _MDX_ESM = re.compile(r"(?:import|export)\b")
@@ -163,10 +166,10 @@ def _line_end(starts: array[int], end: int, first: int) -> int:
 
 
 def _clean_title(raw: str) -> str:
-    title = re.sub(r"\s+", " ", raw).strip()
+    title = _SPACES.sub(" ", raw).strip()
     # Heading ids such as `{#anchor}` and trailing emphasis markers are not part of the title.
-    title = re.sub(r"\s*\{\s*#[^}]*\}\s*$", "", title)
-    wrapped = re.fullmatch(r"(\*\*|__|\*|_)(.+)\1", title)
+    title = _HEADING_ID.sub("", title)
+    wrapped = _WRAPPED.fullmatch(title)
     return wrapped.group(2).strip() if wrapped else title
 
 
