@@ -156,6 +156,19 @@ class _Counts:
         n = self._seen[s, e] = sum(self.of(*r) for r in run)
         return n
 
+    def derive(self, r: Range, parts: list[Range]) -> None:
+        """Where ``r``'s count is known and its ``parts`` (its text but whitespace) join
+        additively, the longest part's count is what the others leave of it: only they
+        are counted (a megabyte-long word after a short one was counted again whole)."""
+        total, joins, src = self._seen.get(r), self._joins, self.src
+        if total is None or joins is None:
+            return
+        if not all(joins(src[a[1] : b[0]]) for a, b in itertools.pairwise(parts)):
+            return
+        longest = max(parts, key=lambda p: p[1] - p[0])
+        if longest not in self._seen:
+            self._seen[longest] = total - sum(self.of(*p) for p in parts if p != longest)
+
 
 def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
     """Hard character cuts into pieces of even length, as many as the range's count
@@ -183,10 +196,12 @@ def _refine(counts: _Counts, r: Range, budget: int) -> list[Range]:
     src, (start, end) = counts.src, r
     parts = _lines(src, start, end)
     if len(parts) > 1:
+        counts.derive(r, parts)
         return parts
     for sep in (_SENTENCE_END, _SPACE):
         parts = _by_regex(src, start, end, sep)
         if len(parts) > 1:
+            counts.derive(r, parts)
             return parts
     return _chars(counts, start, end, budget)
 
