@@ -55,6 +55,7 @@ class ParsedDoc:
     sections: list[HeadingSection]
     section_of: array[int]  # block index -> heading section index
     df: Counter[str]
+    first_tf: dict[int, Counter[str]]  # term counts of the first sections, as counted for df
     doc_id: str
     source: str
     title: str
@@ -104,10 +105,16 @@ def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
     title = _document_title(doc, src, blocks, frontmatter)
     sections, section_of = _heading_sections(blocks, title, config.heading_depth)
     # Document frequencies only: per-section term counts are recounted when needed,
-    # which costs one more pass over the text but keeps memory flat on huge files.
+    # which costs one more pass over the text but keeps memory flat on huge files. The
+    # first sections' are kept, as many as the builder's cache holds (a document of one
+    # huge section is then not counted twice over).
     df: Counter[str] = Counter()
-    for sec in sections:
-        df.update(_section_terms(src, blocks, sec).keys())
+    first_tf: dict[int, Counter[str]] = {}
+    for g, sec in enumerate(sections):
+        tf = _section_terms(src, blocks, sec)
+        df.update(tf.keys())
+        if g < _TF_CACHE:
+            first_tf[g] = tf
     return ParsedDoc(
         src=src,
         blocks=blocks,
@@ -115,6 +122,7 @@ def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
         sections=sections,
         section_of=section_of,
         df=df,
+        first_tf=first_tf,
         doc_id=doc.doc_id or hashlib.sha256(src.encode("utf-8", "surrogatepass")).hexdigest(),
         source=doc.source,
         title=title,
@@ -224,7 +232,7 @@ class _Builder:
         # count exact), so the fast estimator sizes them even when counting is exact.
         self._prefix_counter = make_counter(replace(config, tokenizer=None))
         self._prefix_counts = _Memo(counter)
-        self._tf_cache: dict[int, Counter[str]] = {}
+        self._tf_cache = dict(d.first_tf)
         self._concepts_cache: dict[int, tuple[str, ...]] = {}
         self._last_concepts: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())
 
