@@ -7,7 +7,7 @@ import uuid
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -333,11 +333,21 @@ class _Builder:
 
     # -- sections ------------------------------------------------------------------------
     def build(self) -> list[Chunk]:
+        cfg = self.config
+        prev: list[Unit] = []
+        # Sections are emitted while later ones are still being grouped and packed, so
+        # the term counts of a run's heading sections are still cached for its concepts.
+        for own in self._merge_small(self._section_runs(), cfg.section_max):
+            overlap = self._overlap(prev, own, cfg.section_overlap, cfg.section_max)
+            self._emit_section(overlap, own)
+            prev = own
+        return self.chunks
+
+    def _section_runs(self) -> Iterator[list[Unit]]:
+        """Runs of units packed into sections, group by group of heading sections."""
         d, cfg = self.d, self.config
         skip_front = cfg.frontmatter != "include"
-        groups = self._group_sections(skip_front)
-        runs: list[list[Unit]] = []
-        for group in groups:
+        for group in self._group_sections(skip_front):
             reserve = max(self.reserve(g) for g in group)
             target, maximum = cfg.section_target - reserve, cfg.section_max - reserve
             block_ids = [
@@ -349,14 +359,7 @@ class _Builder:
             units = self._units(block_ids, None, maximum)
             heads = [self._is_heading(u) for u in units]
             for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens):
-                runs.append(units[i:j])
-        runs = self._merge_small(runs, cfg.section_max)
-        prev: list[Unit] = []
-        for own in runs:
-            overlap = self._overlap(prev, own, cfg.section_overlap, cfg.section_max)
-            self._emit_section(overlap, own)
-            prev = own
-        return self.chunks
+                yield units[i:j]
 
     def _section_tokens(self, g: int, skip_front: bool) -> int:
         s = self.d.sections[g]
@@ -366,57 +369,57 @@ class _Builder:
             if not (skip_front and self.d.blocks[i].kind == "frontmatter")
         )
 
-    def _group_sections(self, skip_front: bool) -> list[list[int]]:
+    def _group_sections(self, skip_front: bool) -> Iterator[list[int]]:
         """Consecutive heading sections merged while the sum stays within the section
         target and the next one is not shallower than the group's first; a section that
         is only a heading always joins the next one."""
         cfg = self.config
-        groups: list[list[int]] = []
-        sizes: list[int] = []
-        reserves: list[int] = []
-        headings_only: list[bool] = []  # kept per group: rescanning a group is quadratic
-        blocks = self.d.blocks
-        for g in range(len(self.d.sections)):
+        sections, blocks = self.d.sections, self.d.blocks
+        group: list[int] = []
+        size = reserve = 0
+        headings_only = False  # kept per group: rescanning a group is quadratic
+        for g in range(len(sections)):
             t = self._section_tokens(g, skip_front)
-            s = self.d.sections[g]
+            s = sections[g]
             only = all(blocks[b].kind == "heading" for b in range(s.first_block, s.end_block))
-            if groups:
-                first = self.d.sections[groups[-1][0]]
-                reserve = max(reserves[-1], self.reserve(g))
-                fits = sizes[-1] + t <= cfg.section_target - reserve
-                if headings_only[-1] or (fits and s.level >= first.level):
-                    groups[-1].append(g)
-                    sizes[-1] += t
-                    reserves[-1] = reserve
-                    headings_only[-1] = headings_only[-1] and only
+            if group:
+                joined = max(reserve, self.reserve(g))
+                fits = size + t <= cfg.section_target - joined
+                if headings_only or (fits and s.level >= sections[group[0]].level):
+                    group.append(g)
+                    size += t
+                    reserve = joined
+                    headings_only = headings_only and only
                     continue
-            groups.append([g])
-            sizes.append(t)
-            reserves.append(self.reserve(g))
-            headings_only.append(only)
-        return groups
+                yield group
+            group, size, reserve, headings_only = [g], t, self.reserve(g), only
+        if group:
+            yield group
 
-    def _merge_small(self, runs: list[list[Unit]], maximum: int) -> list[list[Unit]]:
-        """Runs under ``min_tokens`` join the next run, else the previous, within max."""
-        if self.config.min_tokens <= 0:
-            return runs
-        out: list[list[Unit]] = []
-        i = 0
-        while i < len(runs):
-            run = runs[i]
-            size = sum(u.tokens for u in run)
-            if size < self.config.min_tokens and len(runs) > 1:
-                if i + 1 < len(runs) and self._joinable(run, runs[i + 1], maximum):
-                    runs[i + 1] = run + runs[i + 1]
-                    i += 1
+    def _merge_small(self, runs: Iterable[list[Unit]], maximum: int) -> Iterator[list[Unit]]:
+        """Runs under ``min_tokens`` join the next run, else the previous, within max.
+        One run is looked ahead and one held back (it may still take the next one in)."""
+        it = iter(runs)
+        run, ahead = next(it, None), next(it, None)
+        if self.config.min_tokens <= 0 or ahead is None:  # a lone run stays as it is
+            yield from (r for r in (run, ahead) if r is not None)
+            yield from it
+            return
+        held: list[Unit] | None = None
+        while run is not None:
+            if sum(u.tokens for u in run) < self.config.min_tokens:
+                if ahead is not None and self._joinable(run, ahead, maximum):
+                    run, ahead = run + ahead, next(it, None)
                     continue
-                if out and self._joinable(out[-1], run, maximum):
-                    out[-1] = out[-1] + run
-                    i += 1
+                if held is not None and self._joinable(held, run, maximum):
+                    held = held + run
+                    run, ahead = ahead, next(it, None)
                     continue
-            out.append(run)
-            i += 1
-        return out
+            if held is not None:
+                yield held
+            held, run, ahead = run, ahead, next(it, None)
+        if held is not None:
+            yield held
 
     def _joinable(self, a: list[Unit], b: list[Unit], maximum: int) -> bool:
         if a[-1].suffix or b[0].prefix:
@@ -535,13 +538,12 @@ class _Builder:
         target, maximum = cfg.snippet_target - reserve, cfg.snippet_max - reserve
         units = self._units((), own, maximum, cover=False)
         heads = [self._is_heading(u) for u in units]
-        runs = [
+        runs = (
             units[i:j]
             for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens)
-        ]
-        runs = self._merge_small(runs, cfg.snippet_max)
+        )
         prev = self._units((), ov, maximum, cover=False) if ov else []
-        for run in runs:
+        for run in self._merge_small(runs, cfg.snippet_max):
             overlap = self._overlap(prev, run, cfg.snippet_overlap, cfg.snippet_max)
             for snippet, _, _ in self._fitted("snippet", section.id, overlap, run, concepts):
                 self.chunks.append(snippet)
