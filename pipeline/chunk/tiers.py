@@ -31,7 +31,10 @@ MIN_HEADINGS_FOR_MARKDOWN = 3
 # kept for splitting them: a shorter block is rarely split, and cheap to count again.
 LINE_COUNTED_CHARS = 4096
 _MAX_REFITS = 6
-_TF_CACHE = 64
+# Term counts of the most recent heading sections: as many sections as a run of chunks
+# and the run packed after it span, within a bound on the terms held (always the newest).
+_TF_CACHE = 256
+_TF_TERMS = 1 << 18
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +113,12 @@ def prepare(doc: Document, config: ChunkConfig) -> ParsedDoc:
     # huge section is then not counted twice over).
     df: Counter[str] = Counter()
     first_tf: dict[int, Counter[str]] = {}
+    held = 0
     for g, sec in enumerate(sections):
         tf = _section_terms(src, blocks, sec)
         df.update(tf.keys())
-        if g < _TF_CACHE:
+        held += len(tf)
+        if g < _TF_CACHE and (g == 0 or held <= _TF_TERMS):
             first_tf[g] = tf
     return ParsedDoc(
         src=src,
@@ -195,7 +200,7 @@ def _heading_sections(
     for i, b in enumerate(blocks):
         if b.kind == "heading" and 1 <= b.level <= depth:
             if i > current.first_block:
-                sections.append(replace(current, end_block=i))
+                sections.append(_ending(current, i))
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
             stack.append((b.level, b.title))
@@ -206,8 +211,13 @@ def _heading_sections(
             current = HeadingSection(b.level, b.title, crumb, i, i)
         section_of[i] = len(sections)
     if len(blocks) > current.first_block:
-        sections.append(replace(current, end_block=len(blocks)))
+        sections.append(_ending(current, len(blocks)))
     return sections, section_of
+
+
+def _ending(s: HeadingSection, end_block: int) -> HeadingSection:
+    # the constructor: dataclasses.replace costs several times more, once per section
+    return HeadingSection(s.level, s.title, s.breadcrumb, s.first_block, end_block)
 
 
 class _Builder:
@@ -233,18 +243,22 @@ class _Builder:
         self._prefix_counter = make_counter(replace(config, tokenizer=None))
         self._prefix_counts = _Memo(counter)
         self._tf_cache = dict(d.first_tf)
+        self._tf_terms = sum(map(len, self._tf_cache.values()))
         self._concepts_cache: dict[int, tuple[str, ...]] = {}
         self._last_concepts: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())
 
     # -- sizes ---------------------------------------------------------------------------
     def _tf(self, g: int) -> Counter[str]:
         """Term counts of heading section ``g``; sections are visited in order, so a
-        small window of recent ones is all the cache needs."""
-        tf = self._tf_cache.get(g)
+        window of recent ones is all the cache needs."""
+        cache = self._tf_cache
+        tf = cache.get(g)
         if tf is None:
-            if len(self._tf_cache) >= _TF_CACHE:
-                del self._tf_cache[min(self._tf_cache)]
-            tf = self._tf_cache[g] = _section_terms(self.d.src, self.d.blocks, self.d.sections[g])
+            tf = _section_terms(self.d.src, self.d.blocks, self.d.sections[g])
+            self._tf_terms += len(tf)
+            while cache and (len(cache) >= _TF_CACHE or self._tf_terms > _TF_TERMS):
+                self._tf_terms -= len(cache.pop(next(iter(cache))))  # the oldest
+            cache[g] = tf
         return tf
 
     def reserve(self, g: int) -> int:
@@ -522,7 +536,7 @@ class _Builder:
         concepts = self._concepts_cache.get(g)
         if concepts is None:
             if len(self._concepts_cache) >= _TF_CACHE:
-                del self._concepts_cache[min(self._concepts_cache)]
+                del self._concepts_cache[next(iter(self._concepts_cache))]
             tf = self._tf(g)
             d = self.d
             concepts = top_terms(tf, d.df, len(d.sections), self.config.concepts)
