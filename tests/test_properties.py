@@ -168,19 +168,20 @@ class _SumFree:
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(fuzz_doc(), long_atoms_doc()))
+@example("# Data\n\nSee ![x](data:image/png;base64," + "Qm9+/4Zx" * 900 + ").\n\nEnd.")
 def test_summed_runs_equal_runs_counted_whole(src: str) -> None:
     """Splitting sums the counts of a run's atoms where ``Estimator.joins`` allows it,
-    and of a block's lines (here every block's): the chunks are exactly those of
-    counting every run whole."""
+    and of a block's lines, and counts character cuts through ``Slices`` (here of every
+    block and run): the chunks are exactly those of counting every range whole."""
     from pipeline.chunk import tiers
     from pipeline.model import Document
 
     doc = Document(text=normalized(src))
-    saved = tiers.LINE_COUNTED_CHARS
-    tiers.LINE_COUNTED_CHARS = 0
+    saved = tiers.LINE_COUNTED_CHARS, tiers.SLICED_CHARS
+    tiers.LINE_COUNTED_CHARS = tiers.SLICED_CHARS = 0
     try:
         summed = tiers.chunk_document(doc, SMALL)
     finally:
-        tiers.LINE_COUNTED_CHARS = saved
+        tiers.LINE_COUNTED_CHARS, tiers.SLICED_CHARS = saved
     whole = tiers.chunk_document(doc, SMALL, _SumFree())
     assert [c.to_dict() for c in summed] == [c.to_dict() for c in whole]

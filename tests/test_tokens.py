@@ -167,6 +167,22 @@ def test_joins_says_exactly_when_counts_add_up(a: str, b: str, gap: str) -> None
     assert Estimator.joins(gap) == (gap.isspace() and bool(gap.strip("\x0b\x0c\x1c\x1f\x85")))
 
 
+@given(
+    st.text(alphabet="aZ09+/=.:-_(!", min_size=1, max_size=300),
+    st.lists(st.tuples(st.integers(0, 300), st.integers(1, 300)), max_size=20),
+)
+def test_slices_count_as_the_slice_itself(run: str, cuts: list[tuple[int, int]]) -> None:
+    est = Estimator()
+    text = "x " + run + " y"
+    slices = est.slices(text, 2, 2 + len(run))
+    assert slices is not None
+    for a, n in cuts:
+        a = 2 + a % len(run)
+        b = min(a + n, 2 + len(run))
+        assert slices.count(a, b) == est.count(text[a:b])
+    assert est.slices(text, 0, len(text)) is None  # whitespace: no slices
+
+
 @given(a=_text, b=_text, sep=_whitespace)
 def test_monotonic_when_appending(a: str, b: str, sep: str) -> None:
     # Appending whole words/blocks never lowers the count. (Gluing text onto the middle of a

@@ -21,10 +21,12 @@ from collections.abc import Callable, Iterator
 
 from ..model import Block
 from .rows import CUT, ROW_CLOSE, Range, Row, compact_header
+from .tokens import Slices
 from .units import Unit
 
 Count = Callable[[str], int]
 Joins = Callable[[str], bool]
+SlicesAt = Callable[[int, int], Slices | None]
 Dress = Callable[[int, int], tuple[str, str]]
 Refine = Callable[[int, int], list[Range]]
 
@@ -121,15 +123,21 @@ class _Counts:
     ``joins(gap)`` tells when a count over ``gap`` is the sum of the counts either side;
     ``lines`` are the block's line counts, when known."""
 
-    __slots__ = ("_joins", "_lines", "_seen", "count", "src")
+    __slots__ = ("_joins", "_lines", "_seen", "count", "slices_at", "src")
 
     def __init__(
-        self, src: str, count: Count, joins: Joins | None = None, lines: LineCounts | None = None
+        self,
+        src: str,
+        count: Count,
+        joins: Joins | None = None,
+        lines: LineCounts | None = None,
+        slices_at: SlicesAt | None = None,
     ) -> None:
         self.src = src
         self.count = count
         self._joins = joins
         self._lines = lines
+        self.slices_at = slices_at
         self._seen: dict[Range, int] = {}
 
     def of(self, s: int, e: int) -> int:
@@ -177,15 +185,17 @@ def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
     total = counts.of(start, end)
     if end - start <= 1 or total <= budget:
         return [(start, end)]
+    slices = counts.slices_at(start, end) if counts.slices_at is not None else None
+    count = slices.count if slices is not None else counts.of
     even = -(-(end - start) // -(-total // budget))
     out: list[Range] = []
     pos = start
     while pos < end:
         size = min(even, end - pos)
-        t = counts.of(pos, pos + size)
+        t = count(pos, pos + size)
         while t > budget and size > 1:
             size = max(1, min(size - 1, size * budget // t))
-            t = counts.of(pos, pos + size)
+            t = count(pos, pos + size)
         out.append((pos, pos + size))
         pos += size
     return out
@@ -277,6 +287,7 @@ def split_block(
     tokens: int | None = None,
     joins: Joins | None = None,
     lines: LineCounts | None = None,
+    slices_at: SlicesAt | None = None,
 ) -> list[Unit]:
     """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``.
 
@@ -284,12 +295,13 @@ def split_block(
     (snippets, which need not tile their section) a table whose header and separator
     lines would take more than half the budget leaves its separator out: each piece
     repeats a compact header instead. ``tokens`` is the range's count, when known;
-    ``joins`` is the counter's ``Estimator.joins``, when it has one, and ``lines`` the
-    block's line counts under it."""
+    ``joins`` is the counter's ``Estimator.joins``, when it has one, ``lines`` the
+    block's line counts under it and ``slices_at(s, e)`` the ``Slices`` holding a run
+    without whitespace, when it can have them."""
     if budget < 1:  # even cuts of a negative size would never end
         raise ValueError(f"split_block: budget {budget} < 1")
     kind = block.kind
-    counts = _Counts(src, count, joins, lines)
+    counts = _Counts(src, count, joins, lines, slices_at)
     if tokens is not None:
         counts.known(r, tokens)
 

@@ -22,7 +22,7 @@ from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
 from .pack import pack
 from .split import LineCounts, split_block
-from .tokens import Estimator, TokenCounter, make_counter
+from .tokens import Estimator, Slices, TokenCounter, make_counter
 from .units import Unit
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
@@ -30,6 +30,8 @@ MIN_HEADINGS_FOR_MARKDOWN = 3
 # Blocks longer than this are counted line by line (with an estimator) and the counts
 # kept for splitting them: a shorter block is rarely split, and cheap to count again.
 LINE_COUNTED_CHARS = 4096
+# A run without whitespace longer than this, cut by characters, is counted through Slices.
+SLICED_CHARS = 4096
 _MAX_REFITS = 6
 # Term counts of the most recent heading sections: as many sections as a run of chunks
 # and the run packed after it span, within a bound on the terms held (always the newest).
@@ -228,6 +230,7 @@ class _Builder:
         self.additive = bool(getattr(counter, "additive", False))
         self._joins = counter.joins if isinstance(counter, Estimator) else None
         self._line_counts: dict[int, LineCounts] = {}
+        self._slices: dict[int, list[tuple[int, int, Slices]]] = {}
         self.chunks: list[Chunk] = []
         self.n_sections = 0
         self.n_snippets = 0
@@ -337,9 +340,21 @@ class _Builder:
         self, b: Block, i: int, r: tuple[int, int], budget: int, cover: bool, tokens: int | None
     ) -> list[Unit]:
         count, lines = self.counter.count, self._line_counts.get(i)
+        estimator = self.counter if isinstance(self.counter, Estimator) else None
+
+        def slices_at(s: int, e: int) -> Slices | None:
+            """The block's ``Slices`` holding ``src[s:e]``, made for it if long enough."""
+            known = self._slices.setdefault(i, [])
+            found = next((sl for a, z, sl in known if a <= s and e <= z), None)
+            if found is None and estimator is not None and e - s > SLICED_CHARS:
+                found = estimator.slices(self.d.src, s, e)
+                if found is not None:
+                    known.append((s, e, found))
+            return found
+
         return split_block(
             self.d.src, b, i, r, budget, count, cover=cover, tokens=tokens,
-            joins=self._joins, lines=lines,
+            joins=self._joins, lines=lines, slices_at=slices_at,
         )  # fmt: skip
 
     def _is_heading(self, u: Unit) -> bool:
@@ -653,6 +668,8 @@ def _common_prefix(crumbs: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
     first = crumbs[0]
     n = len(first)
     for c in crumbs[1:]:
+        if c is first:  # the units of one heading section share its breadcrumb
+            continue
         n = min(n, len(c))
         for k in range(n):
             if c[k] != first[k]:

@@ -9,8 +9,11 @@ whitespace-delimited chunk. It matches the real tokenizer except where that emit
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
@@ -64,6 +67,7 @@ _WAS_PUNCT = frozenset("\U000111c9")  # SHARADA SANDHI MARK
 # around them): vertical tab, form feed, information separators, NEL.
 _DELETED = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 _ASCII_PIECES = re.compile(r"[a-z0-9]+|[^a-z0-9]")
+_ASCII_PIECES_ANY_CASE = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]")
 # Memo bounds: entries per memo (cleared when full) and key length (long chunks such as
 # minified code or base64 rarely repeat, and would pin their text in memory).
 _MEMO_ENTRIES = 1 << 17
@@ -251,6 +255,41 @@ def _model(bias: str) -> _Model:
     return _Model(*_BIAS[bias])
 
 
+class Slices:
+    """Counts of slices of ``text[start:end]``, a long run without whitespace in printable
+    ASCII (base64, minified data), after one pass over it. Its alphanumeric runs and other
+    characters cost what each costs alone, so a slice costs the ones it holds whole (a
+    difference of prefix sums) and the one or two runs it cuts: cutting such a run into
+    hundreds of pieces, for sections and again for snippets, counted it twice more."""
+
+    __slots__ = ("_cum", "_ends", "_start", "_text", "_words")
+
+    def __init__(self, text: str, start: int, end: int, words: _Costs) -> None:
+        self._text, self._start, self._words = text, start, words
+        pieces = _ASCII_PIECES_ANY_CASE
+        self._ends = array("q", [m.end() for m in pieces.finditer(text, start, end)])
+        costs = map(words.__getitem__, map(str.lower, pieces.findall(text, start, end)))
+        self._cum = array("q", [0])
+        self._cum.extend(itertools.accumulate(costs))
+
+    def count(self, a: int, b: int) -> int:
+        """``Estimator.count(text[a:b])``, for ``start <= a < b <= end``."""
+        ends, cum = self._ends, self._cum
+        i = bisect_right(ends, a)  # the piece holding a
+        j = bisect_left(ends, b)  # the piece holding b - 1
+        head = ends[i - 1] if i else self._start
+        if i == j:
+            whole = a == head and b == ends[i]
+            return cum[i + 1] - cum[i] if whole else self._cut(a, b)
+        inner = cum[j] - cum[i + 1]
+        first = cum[i + 1] - cum[i] if a == head else self._cut(a, ends[i])
+        last = cum[j + 1] - cum[j] if b == ends[j] else self._cut(ends[j - 1], b)
+        return first + inner + last
+
+    def _cut(self, a: int, b: int) -> int:
+        return self._words[self._text[a:b].lower()]
+
+
 class Estimator:
     """WordPiece-replaying estimator; exactly additive: whitespace costs nothing, so
     ``count(a + "\n\n" + b) == count(a) + count(b)`` and per-block counts can be summed.
@@ -277,6 +316,13 @@ class Estimator:
         """Whether ``count(a + gap + b) == count(a) + count(b)`` for every ``a`` and ``b``:
         ``gap`` is whitespace and not only characters that ``count`` deletes."""
         return gap.isspace() and (" " in gap or "\n" in gap or bool(_DELETED.sub("", gap)))
+
+    def slices(self, text: str, start: int, end: int) -> Slices | None:
+        """``Slices`` of ``text[start:end]`` where it is printable ASCII, no whitespace."""
+        run = text[start:end]
+        if not (run.isascii() and run.isprintable()) or " " in run:
+            return None
+        return Slices(text, start, end, _model(self.bias).words)
 
     def count(self, text: str) -> int:
         chunks = self._chunks
