@@ -197,6 +197,7 @@ def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
             size = max(1, min(size - 1, size * budget // t))
             t = count(pos, pos + size)
         out.append((pos, pos + size))
+        counts.known(out[-1], t)  # grouping asks for it next
         pos += size
     return out
 
