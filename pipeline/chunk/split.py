@@ -121,7 +121,8 @@ class _Counts:
     """Token counts of ranges of ``src``, each range counted once per split: cutting a
     block asks for the same ranges again (to cut them, to group them, to emit them).
     ``joins(gap)`` tells when a count over ``gap`` is the sum of the counts either side;
-    ``lines`` are the block's line counts, when known."""
+    ``lines`` are the block's line counts, when known; ``slices_at`` gives ``Slices`` for
+    character cuts."""
 
     __slots__ = ("_joins", "_lines", "_seen", "count", "slices_at", "src")
 
@@ -155,23 +156,25 @@ class _Counts:
         """Count from the first range's start to the last one's end: the sum of the
         ranges' counts where every gap between them joins additively (a run counted
         again as a whole made each character of a long block counted twice more)."""
-        joins, src = self._joins, self.src
         s, e = run[0][0], run[-1][1]
-        if len(run) == 1 or joins is None or (s, e) in self._seen:
-            return self.of(s, e)
-        if not all(joins(src[a[1] : b[0]]) for a, b in itertools.pairwise(run)):
+        if len(run) == 1 or (s, e) in self._seen or not self._adds_up(run):
             return self.of(s, e)
         n = self._seen[s, e] = sum(self.of(*r) for r in run)
         return n
+
+    def _adds_up(self, ranges: list[Range]) -> bool:
+        """Whether the count over ``ranges`` (and the gaps between) is their sum."""
+        joins, src = self._joins, self.src
+        return joins is not None and all(
+            joins(src[a[1] : b[0]]) for a, b in itertools.pairwise(ranges)
+        )
 
     def derive(self, r: Range, parts: list[Range]) -> None:
         """Where ``r``'s count is known and its ``parts`` (its text but whitespace) join
         additively, the longest part's count is what the others leave of it: only they
         are counted (a megabyte-long word after a short one was counted again whole)."""
-        total, joins, src = self._seen.get(r), self._joins, self.src
-        if total is None or joins is None:
-            return
-        if not all(joins(src[a[1] : b[0]]) for a, b in itertools.pairwise(parts)):
+        total = self._seen.get(r)
+        if total is None or not self._adds_up(parts):
             return
         longest = max(parts, key=lambda p: p[1] - p[0])
         if longest not in self._seen:
