@@ -45,8 +45,12 @@ _MDX_COMPONENT = re.compile(r"<(?:[A-Z][\w.]*|>)|\{")
 
 
 # Sources larger than this are parsed in windows so markdown-it's token list (about
-# 12x the text in memory) stays bounded; see ``parse_markdown``.
-WINDOW_CHARS = 1 << 20
+# 12x the text in memory) stays bounded; see ``parse_markdown``. Small enough that a
+# window's tokens are not kept long: a megabyte of them lived through the collector's
+# full passes, each also walking every block found so far (a fifth of the time of a
+# document of many short sections); large enough that re-parsing the block each window
+# cuts costs little.
+WINDOW_CHARS = 1 << 17
 
 
 @lru_cache(maxsize=4)
