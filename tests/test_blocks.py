@@ -153,6 +153,30 @@ def test_deep_nesting_does_not_recurse_forever() -> None:
     assert blocks[-1].end == len(src.rstrip())
 
 
+@pytest.mark.parametrize("tail", ["\n", "\n\n", "\n\n# After\n\ntext\n", "\n- item\n"])
+def test_a_paragraph_longer_than_the_window_is_parsed_once_more(
+    monkeypatch: pytest.MonkeyPatch, tail: str
+) -> None:
+    from pipeline.parse import blocks as parse_blocks
+
+    src = "# Links\n\n" + "".join(f"[r{i}]: https://x.org/{i}\n" for i in range(2000))
+    src = src.rstrip("\n") + tail
+    whole = parse_markdown(src)[0]
+    parsed: list[int] = []
+    top_blocks = parse_blocks._top_blocks
+
+    def counting(src: str, text: str, *args: object, **kwargs: bool) -> list[Block]:
+        parsed.append(len(text))
+        return top_blocks(src, text, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(parse_blocks, "WINDOW_CHARS", 1000)
+    monkeypatch.setattr(parse_blocks, "_top_blocks", counting)
+    assert parse_markdown(src)[0] == whole
+    # the first window, the paragraph's own first window, then once to its end (widening
+    # by 8 parsed 1,000 + 8,000 characters of it in vain)
+    assert sum(parsed) <= len(src) + 3 * 1000
+
+
 # The shape of Astro's docs/src/content/docs/en/reference/cli-reference.mdx: fenced code
 # indented inside JSX components, shell comments in the fences, a blank line inside a fence,
 # and a JSX comment expression spanning blank lines.

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pipeline import chunk_markdown, chunk_text, make_config
+from pipeline.chunk.concepts import top_terms
 from pipeline.chunk.tokens import estimate_tokens
 
 from .helpers import assert_invariants, sections, snippets
@@ -293,3 +299,24 @@ def test_sentence_split_keeps_closing_quotes_and_brackets() -> None:
     assert_invariants(src, chunks)  # every character of a section is in a snippet
     texts = [c.text for c in snippets(chunks)]
     assert all(t.count("“") == t.count("”") and t.count("(") == t.count(")") for t in texts)
+
+
+_terms = st.text(alphabet="abcde", min_size=3, max_size=5)
+
+
+@given(
+    st.dictionaries(_terms, st.integers(1, 9), max_size=80),
+    st.dictionaries(_terms, st.integers(0, 40)),
+    st.integers(1, 50),
+    st.integers(1, 12),
+)
+def test_top_terms_rank_by_tf_idf_then_alphabetically(
+    tf: dict[str, int], df: dict[str, int], n: int, k: int
+) -> None:
+    """A few terms are scored one by one, many through per-value tables: one ranking."""
+
+    def score(t: str) -> float:
+        return -(1 + math.log(tf[t])) * math.log((1 + n) / (1 + df.get(t, 0)) + 1)
+
+    expected = sorted(tf, key=lambda t: (score(t), t))[:k]
+    assert top_terms(Counter(tf), Counter(df), n, k) == tuple(expected)

@@ -150,3 +150,38 @@ def test_fuzz_mixtures_keep_invariants(src: str, mode: str) -> None:
     chunks = chunk_document(doc, SMALL)
     assert_invariants(text, chunks, SMALL, markup="markdown" if mode == "markdown" else mode)
     assert [c.to_dict() for c in chunks] == [c.to_dict() for c in chunk_document(doc, SMALL)]
+
+
+class _SumFree:
+    """The default estimator without its ``joins``: every run of atoms is counted whole."""
+
+    additive = True
+
+    def __init__(self) -> None:
+        from pipeline import Estimator
+
+        self._estimator = Estimator()
+
+    def count(self, text: str) -> int:
+        return self._estimator.count(text)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(fuzz_doc(), long_atoms_doc()))
+@example("# Data\n\nSee ![x](data:image/png;base64," + "Qm9+/4Zx" * 900 + ").\n\nEnd.")
+def test_summed_runs_equal_runs_counted_whole(src: str) -> None:
+    """Splitting sums the counts of a run's atoms where ``Estimator.joins`` allows it,
+    and of a block's lines, and counts character cuts through ``Slices`` (here of every
+    block and run): the chunks are exactly those of counting every range whole."""
+    from pipeline.chunk import tiers
+    from pipeline.model import Document
+
+    doc = Document(text=normalized(src))
+    saved = tiers.LINE_COUNTED_CHARS, tiers.SLICED_CHARS
+    tiers.LINE_COUNTED_CHARS = tiers.SLICED_CHARS = 0
+    try:
+        summed = tiers.chunk_document(doc, SMALL)
+    finally:
+        tiers.LINE_COUNTED_CHARS, tiers.SLICED_CHARS = saved
+    whole = tiers.chunk_document(doc, SMALL, _SumFree())
+    assert [c.to_dict() for c in summed] == [c.to_dict() for c in whole]

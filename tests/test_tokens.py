@@ -159,6 +159,30 @@ def test_additive_over_any_whitespace_join(a: str, b: str, sep: str) -> None:
     assert est.count(a) == sum(est.count(part) for part in a.split(" "))
 
 
+@given(a=_text, b=_text, gap=st.text(alphabet=" \t\n\x0b\x0c\x1c\x1f\x85\u00a0\u2028a", max_size=4))
+def test_joins_says_exactly_when_counts_add_up(a: str, b: str, gap: str) -> None:
+    est = Estimator()
+    if Estimator.joins(gap):
+        assert est.count(a + gap + b) == est.count(a) + est.count(b)
+    assert Estimator.joins(gap) == (gap.isspace() and bool(gap.strip("\x0b\x0c\x1c\x1f\x85")))
+
+
+@given(
+    st.text(alphabet="aZ09+/=.:-_(!", min_size=1, max_size=300),
+    st.lists(st.tuples(st.integers(0, 300), st.integers(1, 300)), max_size=20),
+)
+def test_slices_count_as_the_slice_itself(run: str, cuts: list[tuple[int, int]]) -> None:
+    est = Estimator()
+    text = "x " + run + " y"
+    slices = est.slices(text, 2, 2 + len(run))
+    assert slices is not None
+    for a, n in cuts:
+        a = 2 + a % len(run)
+        b = min(a + n, 2 + len(run))
+        assert slices.count(a, b) == est.count(text[a:b])
+    assert est.slices(text, 0, len(text)) is None  # whitespace: no slices
+
+
 @given(a=_text, b=_text, sep=_whitespace)
 def test_monotonic_when_appending(a: str, b: str, sep: str) -> None:
     # Appending whole words/blocks never lowers the count. (Gluing text onto the middle of a
@@ -518,4 +542,3 @@ def _greedy_pieces(word: str) -> int:
 @example("x\u2603y")
 def test_pieces_are_the_greedy_longest_match(word: str) -> None:
     assert tokens._pieces(word) == _greedy_pieces(word)
-

@@ -17,6 +17,7 @@ _TERM = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*")
 # A longer "term" is data (base64, hashes), not a concept; kept, every chunk of its
 # section would carry (and count) a megabyte-long prefix.
 MAX_TERM_CHARS = 48
+_FEW_TERMS = 32
 STOPWORDS = frozenset(
     [
         "about",
@@ -198,9 +199,8 @@ def term_counts(text: str) -> Counter[str]:
     """Counts of candidate terms (lowercased words of 3+ chars, stopwords dropped)."""
     # Tags, URLs and heading anchors are markup, not what the text is about.
     words = _TERM.findall(_MARKUP.sub(" ", text).lower())
-    return Counter(
-        w for w in words if 3 <= len(w) <= MAX_TERM_CHARS and w not in STOPWORDS and not w.isdigit()
-    )
+    # A list, not a generator, counted in C; a term starts with a letter: never all digits.
+    return Counter([w for w in words if 3 <= len(w) <= MAX_TERM_CHARS and w not in STOPWORDS])
 
 
 def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple[str, ...]:
@@ -208,13 +208,27 @@ def top_terms(tf: Counter[str], df: Counter[str], n_units: int, k: int) -> tuple
     if k <= 0 or not tf:
         return ()
     idf_base = 1 + n_units
+    if len(tf) <= _FEW_TERMS:
+        # Most sections of a document of many short sections have a handful of terms:
+        # scoring them one by one costs less than setting up the tables below.
+        scored = sorted((_tf_weight(n) * _idf_weight(df[t], idf_base), t) for t, n in tf.items())
+        return tuple(term for _, term in scored[:k])
     # A score depends on two small integers: its factors are computed once per distinct
     # value and the terms are scored in C (a section's distinct words can be 100k+).
     dfs = list(map(df.__getitem__, tf))
-    tf_part = {n: -(1 + math.log(n)) for n in set(tf.values())}
-    idf_part = {d: math.log(idf_base / (1 + d) + 1) for d in set(dfs)}
+    tf_part = {n: _tf_weight(n) for n in set(tf.values())}
+    idf_part = {d: _idf_weight(d, idf_base) for d in set(dfs)}
     scores = map(mul, map(tf_part.__getitem__, tf.values()), map(idf_part.__getitem__, dfs))
     return tuple(term for _, term in heapq.nsmallest(k, zip(scores, tf, strict=True)))
+
+
+def _tf_weight(n: int) -> float:
+    """Sublinear term frequency, negated: the best terms sort first."""
+    return -(1 + math.log(n))
+
+
+def _idf_weight(d: int, idf_base: int) -> float:
+    return math.log(idf_base / (1 + d) + 1)
 
 
 def retrieval_prefix(

@@ -13,14 +13,20 @@ a code line stays whole, as an ``oversized`` piece.
 
 from __future__ import annotations
 
+import itertools
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 
 from ..model import Block
 from .rows import CUT, ROW_CLOSE, Range, Row, compact_header
+from .tokens import Slices
 from .units import Unit
 
 Count = Callable[[str], int]
+Joins = Callable[[str], bool]
+SlicesAt = Callable[[int, int], Slices | None]
 Dress = Callable[[int, int], tuple[str, str]]
 Refine = Callable[[int, int], list[Range]]
 
@@ -79,25 +85,100 @@ def _mid_line(src: str, block: Block, s: int) -> bool:
     return s > block.start and src[s - 1] != "\n"
 
 
+class LineCounts:
+    """Counts of the non-blank lines of ``src[start:end]`` (one block), for a counter
+    whose count over a newline is the sum of the counts either side (``Estimator``): a
+    run of whole lines is then a difference of two prefix sums. A block split for its
+    section and again for its snippets asked for each of its lines three times, and
+    every time a cold count where the estimator's memo was too small for the block."""
+
+    __slots__ = ("_cum", "_ends", "_starts")
+
+    def __init__(self, src: str, start: int, end: int, count: Count) -> None:
+        lines = _lines(src, start, end)
+        self._starts = array("q", [s for s, _ in lines])
+        self._ends = array("q", [e for _, e in lines])
+        self._cum = array("q", [0])
+        self._cum.extend(itertools.accumulate(count(src[s:e]) for s, e in lines))
+
+    @property
+    def total(self) -> int:
+        return self._cum[-1]
+
+    def get(self, s: int, e: int) -> int | None:
+        """The count of ``src[s:e]`` if it runs from a line's start to a line's end."""
+        starts, ends = self._starts, self._ends
+        k = bisect_left(starts, s)
+        if k == len(starts) or starts[k] != s:
+            return None
+        j = bisect_left(ends, e, k)
+        if j == len(ends) or ends[j] != e:
+            return None
+        return self._cum[j + 1] - self._cum[k]
+
+
 class _Counts:
     """Token counts of ranges of ``src``, each range counted once per split: cutting a
-    block asks for the same ranges again (to cut them, to group them, to emit them)."""
+    block asks for the same ranges again (to cut them, to group them, to emit them).
+    ``joins(gap)`` tells when a count over ``gap`` is the sum of the counts either side;
+    ``lines`` are the block's line counts, when known; ``slices_at`` gives ``Slices`` for
+    character cuts."""
 
-    __slots__ = ("_seen", "count", "src")
+    __slots__ = ("_joins", "_lines", "_seen", "count", "slices_at", "src")
 
-    def __init__(self, src: str, count: Count) -> None:
+    def __init__(
+        self,
+        src: str,
+        count: Count,
+        joins: Joins | None = None,
+        lines: LineCounts | None = None,
+        slices_at: SlicesAt | None = None,
+    ) -> None:
         self.src = src
         self.count = count
+        self._joins = joins
+        self._lines = lines
+        self.slices_at = slices_at
         self._seen: dict[Range, int] = {}
 
     def of(self, s: int, e: int) -> int:
         n = self._seen.get((s, e))
         if n is None:
-            n = self._seen[s, e] = self.count(self.src[s:e])
+            n = self._lines.get(s, e) if self._lines is not None else None
+            if n is None:
+                n = self._seen[s, e] = self.count(self.src[s:e])
         return n
 
     def known(self, r: Range, tokens: int) -> None:
         self._seen[r] = tokens
+
+    def of_run(self, run: list[Range]) -> int:
+        """Count from the first range's start to the last one's end: the sum of the
+        ranges' counts where every gap between them joins additively (a run counted
+        again as a whole made each character of a long block counted twice more)."""
+        s, e = run[0][0], run[-1][1]
+        if len(run) == 1 or (s, e) in self._seen or not self._adds_up(run):
+            return self.of(s, e)
+        n = self._seen[s, e] = sum(self.of(*r) for r in run)
+        return n
+
+    def _adds_up(self, ranges: list[Range]) -> bool:
+        """Whether the count over ``ranges`` (and the gaps between) is their sum."""
+        joins, src = self._joins, self.src
+        return joins is not None and all(
+            joins(src[a[1] : b[0]]) for a, b in itertools.pairwise(ranges)
+        )
+
+    def derive(self, r: Range, parts: list[Range]) -> None:
+        """Where ``r``'s count is known and its ``parts`` (its text but whitespace) join
+        additively, the longest part's count is what the others leave of it: only they
+        are counted (a megabyte-long word after a short one was counted again whole)."""
+        total = self._seen.get(r)
+        if total is None or not self._adds_up(parts):
+            return
+        longest = max(parts, key=lambda p: p[1] - p[0])
+        if longest not in self._seen:
+            self._seen[longest] = total - sum(self.of(*p) for p in parts if p != longest)
 
 
 def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
@@ -107,16 +188,19 @@ def _chars(counts: _Counts, start: int, end: int, budget: int) -> list[Range]:
     total = counts.of(start, end)
     if end - start <= 1 or total <= budget:
         return [(start, end)]
+    slices = counts.slices_at(start, end) if counts.slices_at is not None else None
+    count = slices.count if slices is not None else counts.of
     even = -(-(end - start) // -(-total // budget))
     out: list[Range] = []
     pos = start
     while pos < end:
         size = min(even, end - pos)
-        t = counts.of(pos, pos + size)
+        t = count(pos, pos + size)
         while t > budget and size > 1:
             size = max(1, min(size - 1, size * budget // t))
-            t = counts.of(pos, pos + size)
+            t = count(pos, pos + size)
         out.append((pos, pos + size))
+        counts.known(out[-1], t)  # grouping asks for it next
         pos += size
     return out
 
@@ -126,10 +210,12 @@ def _refine(counts: _Counts, r: Range, budget: int) -> list[Range]:
     src, (start, end) = counts.src, r
     parts = _lines(src, start, end)
     if len(parts) > 1:
+        counts.derive(r, parts)
         return parts
     for sep in (_SENTENCE_END, _SPACE):
         parts = _by_regex(src, start, end, sep)
         if len(parts) > 1:
+            counts.derive(r, parts)
             return parts
     return _chars(counts, start, end, budget)
 
@@ -150,7 +236,7 @@ def _group(
     def emit(oversized: bool = False) -> Unit:
         s, e = run[0][0], run[-1][1]
         prefix, suffix = dress(s, e)
-        t = count(prefix + src[s:e] + suffix) if prefix or suffix else counts.of(s, e)
+        t = count(prefix + src[s:e] + suffix) if prefix or suffix else counts.of_run(run)
         return Unit(-1, s, e, t, prefix, suffix, oversized)
 
     def flush() -> Unit:
@@ -203,17 +289,23 @@ def split_block(
     *,
     cover: bool = True,
     tokens: int | None = None,
+    joins: Joins | None = None,
+    lines: LineCounts | None = None,
+    slices_at: SlicesAt | None = None,
 ) -> list[Unit]:
     """Pieces of ``src[r[0]:r[1]]`` (a range inside ``block``) that each fit ``budget``.
 
     With ``cover`` every non-blank character of the range is in a piece. Without it
     (snippets, which need not tile their section) a table whose header and separator
     lines would take more than half the budget leaves its separator out: each piece
-    repeats a compact header instead. ``tokens`` is the range's count, when known."""
+    repeats a compact header instead. ``tokens`` is the range's count, when known;
+    ``joins`` is the counter's ``Estimator.joins``, when it has one, ``lines`` the
+    block's line counts under it and ``slices_at(s, e)`` the ``Slices`` holding a run
+    without whitespace, when it can have them."""
     if budget < 1:  # even cuts of a negative size would never end
         raise ValueError(f"split_block: budget {budget} < 1")
     kind = block.kind
-    counts = _Counts(src, count)
+    counts = _Counts(src, count, joins, lines, slices_at)
     if tokens is not None:
         counts.known(r, tokens)
 

@@ -6,7 +6,7 @@ import uuid
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 from ..config import ChunkConfig
@@ -16,13 +16,21 @@ from ..text.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
 from .pack import pack
-from .split import split_block
-from .tokens import TokenCounter, make_counter
+from .split import LineCounts, split_block
+from .tokens import BatchCounter, Estimator, Slices, TokenCounter, make_counter
 from .units import Unit
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
+# Blocks longer than this are counted line by line (with an estimator) and the counts
+# kept for splitting them: a shorter block is rarely split, and cheap to count again.
+LINE_COUNTED_CHARS = 4096
+# A run without whitespace longer than this, cut by characters, is counted through Slices.
+SLICED_CHARS = 4096
 _MAX_REFITS = 6
-_TF_CACHE = 64
+# Term counts of the most recent heading sections: as many sections as a run of chunks
+# and the run packed after it span, within a bound on the terms held (always the newest).
+_TF_CACHE = 256
+_TF_TERMS = 1 << 18
 
 
 def chunk_document(
@@ -42,14 +50,23 @@ def chunk_parsed(
     return _Builder(d, config, counter).build()
 
 
-def document_frequencies(d: ParsedDocument) -> Counter[str]:
-    """In how many heading sections each term occurs (the concepts' IDF)."""
+def document_frequencies(d: ParsedDocument) -> tuple[Counter[str], dict[int, Counter[str]]]:
+    """In how many heading sections each term occurs (the concepts' IDF), and the term
+    counts of the first sections."""
     # Document frequencies only: per-section term counts are recounted when needed,
-    # which costs one more pass over the text but keeps memory flat on huge files.
+    # which costs one more pass over the text but keeps memory flat on huge files. The
+    # first sections' are kept, as many as the builder's cache holds (a document of one
+    # huge section is then not counted twice over).
     df: Counter[str] = Counter()
-    for sec in d.sections:
-        df.update(_section_terms(d.src, d.blocks, sec).keys())
-    return df
+    first_tf: dict[int, Counter[str]] = {}
+    held = 0
+    for g, sec in enumerate(d.sections):
+        tf = _section_terms(d.src, d.blocks, sec)
+        df.update(tf.keys())
+        held += len(tf)
+        if g < _TF_CACHE and (g == 0 or held <= _TF_TERMS):
+            first_tf[g] = tf
+    return df, first_tf
 
 
 def _section_terms(src: str, blocks: Sequence[Block], sec: HeadingSection) -> Counter[str]:
@@ -61,36 +78,42 @@ def _section_terms(src: str, blocks: Sequence[Block], sec: HeadingSection) -> Co
 class _Builder:
     def __init__(self, d: ParsedDocument, config: ChunkConfig, counter: TokenCounter) -> None:
         self.d = d
-        self.df = document_frequencies(d)
+        self.df, first_tf = document_frequencies(d)
         self.config = config
         self.counter = counter
         self.additive = bool(getattr(counter, "additive", False))
+        self._joins = counter.joins if isinstance(counter, Estimator) else None
+        self._line_counts: dict[int, LineCounts] = {}
+        self._slices: dict[int, list[tuple[int, int, Slices]]] = {}
         self.chunks: list[Chunk] = []
         self.n_sections = 0
         self.n_snippets = 0
         self.block_tokens = array("q", [-1]) * len(d.blocks)
-        count_many = getattr(counter, "count_many", None)
-        if count_many is not None:
-            # Exact tokenizers are much faster over one batch than block by block.
+        if isinstance(counter, BatchCounter):
             texts = [d.src[b.start : b.end] for b in d.blocks]
-            self.block_tokens = array("q", count_many(texts))
+            self.block_tokens = array("q", counter.count_many(texts))
         self._reserves = array("q", [-1]) * len(d.sections)
         # Reservations only steer packing (fit_prefix and the refit guard make the final
         # count exact), so the fast estimator sizes them even when counting is exact.
         self._prefix_counter = make_counter(replace(config, tokenizer=None))
         self._prefix_counts = _Memo(counter)
-        self._tf_cache: dict[int, Counter[str]] = {}
+        self._tf_cache = first_tf
+        self._tf_terms = sum(map(len, self._tf_cache.values()))
+        self._concepts_cache: dict[int, tuple[str, ...]] = {}
         self._last_concepts: tuple[tuple[int, ...], tuple[str, ...]] = ((), ())
 
     # -- sizes ---------------------------------------------------------------------------
     def _tf(self, g: int) -> Counter[str]:
         """Term counts of heading section ``g``; sections are visited in order, so a
-        small window of recent ones is all the cache needs."""
-        tf = self._tf_cache.get(g)
+        window of recent ones is all the cache needs."""
+        cache = self._tf_cache
+        tf = cache.get(g)
         if tf is None:
-            if len(self._tf_cache) >= _TF_CACHE:
-                del self._tf_cache[min(self._tf_cache)]
-            tf = self._tf_cache[g] = _section_terms(self.d.src, self.d.blocks, self.d.sections[g])
+            tf = _section_terms(self.d.src, self.d.blocks, self.d.sections[g])
+            self._tf_terms += len(tf)
+            while cache and (len(cache) >= _TF_CACHE or self._tf_terms > _TF_TERMS):
+                self._tf_terms -= len(cache.pop(next(iter(cache))))  # the oldest
+            cache[g] = tf
         return tf
 
     def reserve(self, g: int) -> int:
@@ -105,7 +128,7 @@ class _Builder:
         is modest, never less than the shortest form, and never over half a snippet
         (``fit_prefix`` shortens it to fit what packing left, cutting overlong titles)."""
         path = s.breadcrumb[1:]
-        concepts = top_terms(self._tf(index), self.df, len(self.d.sections), self.config.concepts)
+        concepts = self._own_concepts(index)
         count = self._prefix_counter.count
         d = self.d
         tables = [
@@ -123,8 +146,14 @@ class _Builder:
         """Token count of block ``i``, counted once per document."""
         t = self.block_tokens[i]
         if t < 0:
-            b = self.d.blocks[i]
-            t = self.block_tokens[i] = self.counter.count(self.d.src[b.start : b.end])
+            b, src = self.d.blocks[i], self.d.src
+            long = b.end - b.start > LINE_COUNTED_CHARS and src.find("\n", b.start, b.end) >= 0
+            if long and self._joins is not None:
+                lines = self._line_counts[i] = LineCounts(src, b.start, b.end, self.counter.count)
+                t = lines.total
+            else:
+                t = self.counter.count(src[b.start : b.end])
+            self.block_tokens[i] = t
         return t
 
     def _units(
@@ -138,14 +167,14 @@ class _Builder:
         """Units for blocks (or refined from existing units) that each fit ``budget``;
         ``cover`` is False for snippets, which need not tile their section."""
         out: list[Unit] = []
-        src, blocks, count = self.d.src, self.d.blocks, self.counter.count
+        blocks = self.d.blocks
         if ranges is None:
             for i in block_ids:
                 b = blocks[i]
                 t = self._block_tokens(i)
                 if t > budget:
                     r = (b.start, b.end)
-                    out.extend(split_block(src, b, i, r, budget, count, cover=cover, tokens=t))
+                    out.extend(self._split(b, i, r, budget, cover, t))
                 else:
                     out.append(Unit(i, b.start, b.end, t))
             return out
@@ -154,23 +183,52 @@ class _Builder:
             if u.tokens > budget and (not u.oversized or not cover):
                 b, r = blocks[u.block], (u.start, u.end)
                 known = None if u.prefix or u.suffix else u.tokens  # that counts the dress too
-                out.extend(
-                    split_block(src, b, u.block, r, budget, count, cover=cover, tokens=known)
-                )
+                out.extend(self._split(b, u.block, r, budget, cover, known))
             else:
                 out.append(u)
         return out
+
+    def _split(
+        self, b: Block, i: int, r: tuple[int, int], budget: int, cover: bool, tokens: int | None
+    ) -> list[Unit]:
+        count, lines = self.counter.count, self._line_counts.get(i)
+        estimator = self.counter if isinstance(self.counter, Estimator) else None
+
+        def slices_at(s: int, e: int) -> Slices | None:
+            """The block's ``Slices`` holding ``src[s:e]``, made for it if long enough."""
+            known = self._slices.setdefault(i, [])
+            found = next((sl for a, z, sl in known if a <= s and e <= z), None)
+            if found is None and estimator is not None and e - s > SLICED_CHARS:
+                found = estimator.slices(self.d.src, s, e)
+                if found is not None:
+                    known.append((s, e, found))
+            return found
+
+        return split_block(
+            self.d.src, b, i, r, budget, count, cover=cover, tokens=tokens,
+            joins=self._joins, lines=lines, slices_at=slices_at,
+        )  # fmt: skip
 
     def _is_heading(self, u: Unit) -> bool:
         return self.d.blocks[u.block].kind == "heading"
 
     # -- sections ------------------------------------------------------------------------
     def build(self) -> list[Chunk]:
+        cfg = self.config
+        prev: list[Unit] = []
+        # Sections are emitted while later ones are still being grouped and packed, so
+        # the term counts of a run's heading sections are still cached for its concepts.
+        for own in self._merge_small(self._section_runs(), cfg.section_max):
+            overlap = self._overlap(prev, own, cfg.section_overlap, cfg.section_max)
+            self._emit_section(overlap, own)
+            prev = own
+        return self.chunks
+
+    def _section_runs(self) -> Iterator[list[Unit]]:
+        """Runs of units packed into sections, group by group of heading sections."""
         d, cfg = self.d, self.config
         skip_front = cfg.frontmatter != "include"
-        groups = self._group_sections(skip_front)
-        runs: list[list[Unit]] = []
-        for group in groups:
+        for group in self._group_sections(skip_front):
             reserve = max(self.reserve(g) for g in group)
             target, maximum = cfg.section_target - reserve, cfg.section_max - reserve
             block_ids = [
@@ -182,14 +240,7 @@ class _Builder:
             units = self._units(block_ids, None, maximum)
             heads = [self._is_heading(u) for u in units]
             for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens):
-                runs.append(units[i:j])
-        runs = self._merge_small(runs, cfg.section_max)
-        prev: list[Unit] = []
-        for own in runs:
-            overlap = self._overlap(prev, own, cfg.section_overlap, cfg.section_max)
-            self._emit_section(overlap, own)
-            prev = own
-        return self.chunks
+                yield units[i:j]
 
     def _section_tokens(self, g: int, skip_front: bool) -> int:
         s = self.d.sections[g]
@@ -199,57 +250,57 @@ class _Builder:
             if not (skip_front and self.d.blocks[i].kind == "frontmatter")
         )
 
-    def _group_sections(self, skip_front: bool) -> list[list[int]]:
+    def _group_sections(self, skip_front: bool) -> Iterator[list[int]]:
         """Consecutive heading sections merged while the sum stays within the section
         target and the next one is not shallower than the group's first; a section that
         is only a heading always joins the next one."""
         cfg = self.config
-        groups: list[list[int]] = []
-        sizes: list[int] = []
-        reserves: list[int] = []
-        headings_only: list[bool] = []  # kept per group: rescanning a group is quadratic
-        blocks = self.d.blocks
-        for g in range(len(self.d.sections)):
+        sections, blocks = self.d.sections, self.d.blocks
+        group: list[int] = []
+        size = reserve = 0
+        headings_only = False  # kept per group: rescanning a group is quadratic
+        for g in range(len(sections)):
             t = self._section_tokens(g, skip_front)
-            s = self.d.sections[g]
+            s = sections[g]
             only = all(blocks[b].kind == "heading" for b in range(s.first_block, s.end_block))
-            if groups:
-                first = self.d.sections[groups[-1][0]]
-                reserve = max(reserves[-1], self.reserve(g))
-                fits = sizes[-1] + t <= cfg.section_target - reserve
-                if headings_only[-1] or (fits and s.level >= first.level):
-                    groups[-1].append(g)
-                    sizes[-1] += t
-                    reserves[-1] = reserve
-                    headings_only[-1] = headings_only[-1] and only
+            if group:
+                joined = max(reserve, self.reserve(g))
+                fits = size + t <= cfg.section_target - joined
+                if headings_only or (fits and s.level >= sections[group[0]].level):
+                    group.append(g)
+                    size += t
+                    reserve = joined
+                    headings_only = headings_only and only
                     continue
-            groups.append([g])
-            sizes.append(t)
-            reserves.append(self.reserve(g))
-            headings_only.append(only)
-        return groups
+                yield group
+            group, size, reserve, headings_only = [g], t, self.reserve(g), only
+        if group:
+            yield group
 
-    def _merge_small(self, runs: list[list[Unit]], maximum: int) -> list[list[Unit]]:
-        """Runs under ``min_tokens`` join the next run, else the previous, within max."""
-        if self.config.min_tokens <= 0:
-            return runs
-        out: list[list[Unit]] = []
-        i = 0
-        while i < len(runs):
-            run = runs[i]
-            size = sum(u.tokens for u in run)
-            if size < self.config.min_tokens and len(runs) > 1:
-                if i + 1 < len(runs) and self._joinable(run, runs[i + 1], maximum):
-                    runs[i + 1] = run + runs[i + 1]
-                    i += 1
+    def _merge_small(self, runs: Iterable[list[Unit]], maximum: int) -> Iterator[list[Unit]]:
+        """Runs under ``min_tokens`` join the next run, else the previous, within max.
+        One run is looked ahead and one held back (it may still take the next one in)."""
+        it = iter(runs)
+        run, ahead = next(it, None), next(it, None)
+        if self.config.min_tokens <= 0 or ahead is None:  # a lone run stays as it is
+            yield from (r for r in (run, ahead) if r is not None)
+            yield from it
+            return
+        held: list[Unit] | None = None
+        while run is not None:
+            if sum(u.tokens for u in run) < self.config.min_tokens:
+                if ahead is not None and self._joinable(run, ahead, maximum):
+                    run, ahead = run + ahead, next(it, None)
                     continue
-                if out and self._joinable(out[-1], run, maximum):
-                    out[-1] = out[-1] + run
-                    i += 1
+                if held is not None and self._joinable(held, run, maximum):
+                    held = held + run
+                    run, ahead = ahead, next(it, None)
                     continue
-            out.append(run)
-            i += 1
-        return out
+            if held is not None:
+                yield held
+            held, run, ahead = run, ahead, next(it, None)
+        if held is not None:
+            yield held
 
     def _joinable(self, a: list[Unit], b: list[Unit], maximum: int) -> bool:
         if a[-1].suffix or b[0].prefix:
@@ -335,11 +386,27 @@ class _Builder:
         seen = tuple(sorted({self.d.section_of[u.block] for u in units}))
         if seen == self._last_concepts[0]:
             return self._last_concepts[1]
-        tf: Counter[str] = Counter()
-        for g in seen:
-            tf.update(self._tf(g))
-        concepts = top_terms(tf, self.df, len(self.d.sections), self.config.concepts)
+        if len(seen) == 1:
+            concepts = self._own_concepts(seen[0])
+        else:
+            tf: Counter[str] = Counter()
+            for g in seen:
+                tf.update(self._tf(g))
+            concepts = top_terms(tf, self.df, len(self.d.sections), self.config.concepts)
         self._last_concepts = (seen, concepts)
+        return concepts
+
+    def _own_concepts(self, g: int) -> tuple[str, ...]:
+        """Concepts of heading section ``g`` alone: its reserve asks for them and then its
+        chunks, while the section is still among the recent ones (ranking a section of
+        distinct words costs as much as counting them)."""
+        concepts = self._concepts_cache.get(g)
+        if concepts is None:
+            if len(self._concepts_cache) >= _TF_CACHE:
+                del self._concepts_cache[next(iter(self._concepts_cache))]
+            tf = self._tf(g)
+            concepts = top_terms(tf, self.df, len(self.d.sections), self.config.concepts)
+            self._concepts_cache[g] = concepts
         return concepts
 
     # -- snippets ------------------------------------------------------------------------
@@ -351,13 +418,12 @@ class _Builder:
         target, maximum = cfg.snippet_target - reserve, cfg.snippet_max - reserve
         units = self._units((), own, maximum, cover=False)
         heads = [self._is_heading(u) for u in units]
-        runs = [
+        runs = (
             units[i:j]
             for i, j in pack(units, target, maximum, headings=heads, min_tokens=cfg.min_tokens)
-        ]
-        runs = self._merge_small(runs, cfg.snippet_max)
+        )
         prev = self._units((), ov, maximum, cover=False) if ov else []
-        for run in runs:
+        for run in self._merge_small(runs, cfg.snippet_max):
             overlap = self._overlap(prev, run, cfg.snippet_overlap, cfg.snippet_max)
             for snippet, _, _ in self._fitted("snippet", section.id, overlap, run, concepts):
                 self.chunks.append(snippet)
@@ -453,6 +519,8 @@ def _common_prefix(crumbs: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
     first = crumbs[0]
     n = len(first)
     for c in crumbs[1:]:
+        if c is first:  # the units of one heading section share its breadcrumb
+            continue
         n = min(n, len(c))
         for k in range(n):
             if c[k] != first[k]:

@@ -9,8 +9,11 @@ whitespace-delimited chunk. It matches the real tokenizer except where that emit
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
+from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
@@ -23,6 +26,13 @@ from ..errors import ConfigError
 @runtime_checkable
 class TokenCounter(Protocol):
     def count(self, text: str) -> int: ...
+
+
+@runtime_checkable
+class BatchCounter(TokenCounter, Protocol):
+    """A counter that is much faster over one batch than text by text (real tokenizers)."""
+
+    def count_many(self, texts: list[str]) -> list[int]: ...
 
 
 VOCAB_RESOURCE = "wordpiece_uncased.txt"  # in pipeline/data; see LICENSES.md there
@@ -64,6 +74,7 @@ _WAS_PUNCT = frozenset("\U000111c9")  # SHARADA SANDHI MARK
 # around them): vertical tab, form feed, information separators, NEL.
 _DELETED = re.compile("[\x0b\x0c\x1c-\x1f\x85]")
 _ASCII_PIECES = re.compile(r"[a-z0-9]+|[^a-z0-9]")
+_ASCII_PIECES_ANY_CASE = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]")
 # Memo bounds: entries per memo (cleared when full) and key length (long chunks such as
 # minified code or base64 rarely repeat, and would pin their text in memory).
 _MEMO_ENTRIES = 1 << 17
@@ -102,24 +113,39 @@ def _pieces(word: str) -> int:
     ASCII-art words that mix a few unknown corners into known rules stay close to WordPiece.
     Words over WordPiece's 100-character limit (also one [UNK] there) are counted in full.
     """
-    whole, suffix, whole_max, _ = _vocab()
-    if word in whole:
-        return 1
-    end = min(len(word), whole_max)
-    while end > 0 and word[:end] not in whole:
-        end -= 1
-    rest = _suffix_pieces(word[end:]) if end > 0 else -1
-    if rest < 0:
+    return _piece_counter()(word)
+
+
+@cache
+def _piece_counter() -> Callable[[str], int]:
+    """``_pieces`` with the vocabulary and the suffix regex bound to it: a word that is in
+    no memo (text of distinct words, base64) costs one Python call, not four."""
+    whole, suffix, _, _ = _vocab()
+    # The longest first piece a word can have, by its first three characters (2 where no
+    # entry starts with them): the search for it starts there, not at the longest entry.
+    longest: dict[str, int] = {}
+    for entry in whole:
+        if len(entry) > 3:
+            longest[entry[:3]] = max(longest.get(entry[:3], 3), len(entry))
+        elif len(entry) == 3:
+            longest.setdefault(entry, 3)
+    # The ``##`` pieces after the first: one regex match per piece, in C (a Python loop per
+    # character took minutes on a megabyte without a space: base64, minified data).
+    suffix_pieces = _suffix_regex().subn
+
+    def pieces(word: str) -> int:
+        if word in whole:
+            return 1
+        end = min(len(word), longest.get(word[:3], 2))
+        while end > 0 and word[:end] not in whole:
+            end -= 1
+        if end > 0:
+            left, rest = suffix_pieces("", word[end:])
+            if not left:
+                return 1 + rest
         return max(1, sum(c not in whole and c not in suffix for c in word))
-    return 1 + rest
 
-
-def _suffix_pieces(rest: str) -> int:
-    """Greedy ``##`` pieces covering ``rest``, or -1 where no piece matches. One regex
-    match per piece, in C: a Python loop per character took minutes on a megabyte
-    without a space (base64, minified data)."""
-    left, count = _suffix_regex().subn("", rest)
-    return -1 if left else count
+    return pieces
 
 
 @cache
@@ -175,11 +201,13 @@ class _Model:
     """Cost of a whitespace-free chunk of lowercased text, for one bias."""
 
     def __init__(self, min_pieces: int, extra: int) -> None:
-        def word_cost(word: str) -> int:
-            n = _pieces(word)
-            return n + extra if min_pieces and n >= min_pieces else n
+        pieces = _piece_counter()
 
-        self.word_cost = word_cost
+        def word_cost(word: str) -> int:
+            n = pieces(word)
+            return n + extra if n >= min_pieces else n
+
+        self.word_cost = word_cost if min_pieces else pieces
         self.words = _Costs(word_cost)
         self.chunks = _Costs(self._chunk_cost)
 
@@ -234,6 +262,41 @@ def _model(bias: str) -> _Model:
     return _Model(*_BIAS[bias])
 
 
+class Slices:
+    """Counts of slices of ``text[start:end]``, a long run without whitespace in printable
+    ASCII (base64, minified data), after one pass over it. Its alphanumeric runs and other
+    characters cost what each costs alone, so a slice costs the ones it holds whole (a
+    difference of prefix sums) and the one or two runs it cuts: cutting such a run into
+    hundreds of pieces, for sections and again for snippets, counted it twice more."""
+
+    __slots__ = ("_cum", "_ends", "_start", "_text", "_words")
+
+    def __init__(self, text: str, start: int, end: int, words: _Costs) -> None:
+        self._text, self._start, self._words = text, start, words
+        pieces = _ASCII_PIECES_ANY_CASE
+        self._ends = array("q", [m.end() for m in pieces.finditer(text, start, end)])
+        costs = map(words.__getitem__, map(str.lower, pieces.findall(text, start, end)))
+        self._cum = array("q", [0])
+        self._cum.extend(itertools.accumulate(costs))
+
+    def count(self, a: int, b: int) -> int:
+        """``Estimator.count(text[a:b])``, for ``start <= a < b <= end``."""
+        ends, cum = self._ends, self._cum
+        i = bisect_right(ends, a)  # the piece holding a
+        j = bisect_left(ends, b)  # the piece holding b - 1
+        head = ends[i - 1] if i else self._start
+        if i == j:
+            whole = a == head and b == ends[i]
+            return cum[i + 1] - cum[i] if whole else self._cut(a, b)
+        inner = cum[j] - cum[i + 1]
+        first = cum[i + 1] - cum[i] if a == head else self._cut(a, ends[i])
+        last = cum[j + 1] - cum[j] if b == ends[j] else self._cut(ends[j - 1], b)
+        return first + inner + last
+
+    def _cut(self, a: int, b: int) -> int:
+        return self._words[self._text[a:b].lower()]
+
+
 class Estimator:
     """WordPiece-replaying estimator; exactly additive: whitespace costs nothing, so
     ``count(a + "\n\n" + b) == count(a) + count(b)`` and per-block counts can be summed.
@@ -254,6 +317,19 @@ class Estimator:
 
     def __reduce__(self) -> tuple[type[Estimator], tuple[str]]:
         return (Estimator, (self.bias,))  # picklable for worker processes; memos stay behind
+
+    @staticmethod
+    def joins(gap: str) -> bool:
+        """Whether ``count(a + gap + b) == count(a) + count(b)`` for every ``a`` and ``b``:
+        ``gap`` is whitespace and not only characters that ``count`` deletes."""
+        return gap.isspace() and (" " in gap or "\n" in gap or bool(_DELETED.sub("", gap)))
+
+    def slices(self, text: str, start: int, end: int) -> Slices | None:
+        """``Slices`` of ``text[start:end]`` where it is printable ASCII, no whitespace."""
+        run = text[start:end]
+        if not (run.isascii() and run.isprintable()) or " " in run:
+            return None
+        return Slices(text, start, end, _model(self.bias).words)
 
     def count(self, text: str) -> int:
         chunks = self._chunks

@@ -35,14 +35,22 @@ _OPEN_KINDS: dict[str, BlockKind] = {
     "table_open": "table",
     "blockquote_open": "quote",
 }
+_SPACES = re.compile(r"\s+")
+_HEADING_ID = re.compile(r"\s*\{\s*#[^}]*\}\s*$")
+_WRAPPED = re.compile(r"(\*\*|__|\*|_)(.+)\1")
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n)+")
 _FRONT_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 _MDX_ESM = re.compile(r"(?:import|export)\b")
 _MDX_COMPONENT = re.compile(r"<(?:[A-Z][\w.]*|>)|\{")
 
 
 # Sources larger than this are parsed in windows so markdown-it's token list (about
-# 12x the text in memory) stays bounded; see ``parse_markdown``.
-WINDOW_CHARS = 1 << 20
+# 12x the text in memory) stays bounded; see ``parse_markdown``. Small enough that a
+# window's tokens are not kept long: a megabyte of them lived through the collector's
+# full passes, each also walking every block found so far (a fifth of the time of a
+# document of many short sections); large enough that re-parsing the block each window
+# cuts costs little.
+WINDOW_CHARS = 1 << 17
 
 
 @lru_cache(maxsize=4)
@@ -87,14 +95,30 @@ def parse_markdown(src: str, *, mdx: bool = False) -> tuple[list[Block], array[i
             blocks.extend(found)
             break
         if len(found) < 2:
-            # One block longer than the window: widen it and parse again. By 8, not 2:
-            # each retry parses the block again, and doubling parsed it 2.5 times over.
-            window *= 8
+            window = _wider(src, starts, line, stop, found, window)
             continue
         blocks.extend(found[:-1])
         line = found[-1].line_start - 1
         window = WINDOW_CHARS
     return _fill_gaps(src, blocks, starts), starts
+
+
+def _wider(
+    src: str, starts: array[int], line: int, stop: int, found: list[Block], window: int
+) -> int:
+    """The next window for a block that the window starting at ``line`` (and ending
+    before line ``stop``) cut. A paragraph ends by the next blank line: the window
+    reaches the line after it, so the paragraph is parsed once more, not once per
+    widening (a megabyte of link reference definitions is one paragraph). Anything
+    else is widened by 8, not 2: each retry parses the block again, and doubling
+    parsed it 2.5 times over."""
+    if not found or found[0].kind != "paragraph":
+        return window * 8
+    blank = _BLANK_RUN.search(src, starts[stop] - 1)
+    # Past the start of the line after the blank run, so bisect takes that line in (or,
+    # without a blank line, at the sentinel: the rest of the text).
+    end = blank.end() + 1 if blank is not None else len(src) + 1
+    return end - starts[line]
 
 
 def _top_blocks(
@@ -146,10 +170,10 @@ def _line_end(starts: array[int], end: int, first: int) -> int:
 
 
 def _clean_title(raw: str) -> str:
-    title = re.sub(r"\s+", " ", raw).strip()
+    title = _SPACES.sub(" ", raw).strip()
     # Heading ids such as `{#anchor}` and trailing emphasis markers are not part of the title.
-    title = re.sub(r"\s*\{\s*#[^}]*\}\s*$", "", title)
-    wrapped = re.fullmatch(r"(\*\*|__|\*|_)(.+)\1", title)
+    title = _HEADING_ID.sub("", title)
+    wrapped = _WRAPPED.fullmatch(title)
     return wrapped.group(2).strip() if wrapped else title
 
 
