@@ -266,16 +266,6 @@ def vocabulary(lines: Iterable[str]) -> set[str]:
     return vocab
 
 
-def join_lines(texts: Sequence[str], vocab: set[str] | None = None) -> str:
-    """Join a paragraph's lines with spaces, undoing end-of-line hyphenation."""
-    if not texts:
-        return ""
-    out = texts[0]
-    for nxt in texts[1:]:
-        out = join_pair(out, nxt, vocab)
-    return out
-
-
 def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
     if not nxt:
         return prev
@@ -306,7 +296,6 @@ __all__ = [
     "PageStats",
     "clean_text",
     "continues",
-    "join_lines",
     "join_pair",
     "page_stats",
     "vocabulary",

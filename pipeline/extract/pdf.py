@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,9 +29,17 @@ from ..errors import (
 from ..limits import die_with_parent
 from ..model import Document, HeadingMode, OutlineEntry, Page
 from ..text.heading_lines import find_headings
-from .boilerplate import detect_boilerplate
+from .boilerplate import BoilerplateResult, detect_boilerplate
 from .gfm import pipe_table
-from .layout import Line, LineCollector, continues, join_pair, page_stats, vocabulary
+from .layout import (
+    Line,
+    LineCollector,
+    PageStats,
+    continues,
+    join_pair,
+    page_stats,
+    vocabulary,
+)
 from .pdf_contents import printed_contents
 from .pdf_headings import (
     HeadingPlan,
@@ -54,7 +63,7 @@ MONO_GLYPH_EM = 0.6  # advance width of a monospaced glyph, in font sizes
 # one monospaced line alone is code when it holds syntax, not when it is a bare name (an
 # option or a file set as a label)
 _CODE_SIGN = re.compile(r"[{}()\[\];=<>\\|$@]|::|->|\w\.\w+\(")
-_NO_TEXT_HINT = "no text layer — scanned? try the marker backend (--pdf-backend marker)"
+_NO_TEXT_HINT = "no text layer — scanned? try the marker backend (pdf_backend=marker)"
 
 
 # --- opening -------------------------------------------------------------------------------
@@ -353,76 +362,127 @@ def indent_code(
     return out
 
 
+@dataclass(slots=True)
+class _Paragraph:
+    """The paragraph being gathered. Mutable: lines join it until a break writes it out.
+
+    ``edges`` keeps each line's left edge and font size (a code listing's indentation);
+    ``prev`` is the last line taken, for the continuation test.
+    """
+
+    vocab: set[str]  # the document's words, for undoing hyphenation when lines join
+    pieces: list[tuple[int, str]] = field(default_factory=list)
+    edges: list[tuple[float, float]] = field(default_factory=list)
+    mono: bool = False
+    prev: Line | None = None
+    prev_page: int = -1
+
+    def add(self, page: int, line: Line) -> None:
+        if not self.pieces:
+            self.mono = line.mono
+        self.pieces.append((page, line.text))
+        self.edges.append((line.x, line.size))
+        self.prev, self.prev_page = line, page
+
+    def flush(self, b: TextBuilder) -> None:
+        """Write the paragraph (a monospaced one as code) and start an empty one."""
+        pieces = self.pieces
+        if self.mono and pieces and (len(pieces) > 1 or _CODE_SIGN.search(pieces[0][1])):
+            b.code(indent_code(pieces, self.edges))
+        else:
+            b.paragraph(pieces, self.vocab, self.mono)
+        self.pieces, self.edges, self.prev = [], [], None
+
+
+@dataclass(frozen=True, slots=True)
+class _PageParts:
+    """One page's lines and what they become besides paragraphs, by line index: headings
+    taken from lines (``at``), headings inserted before a line, tables by first line, and
+    table captions (first line → the table's first line)."""
+
+    index: int
+    lines: Sequence[Line]
+    stats: PageStats
+    at: dict[int, Placed]
+    inserted: dict[int, list[tuple[int, str]]]
+    tables: dict[int, Table]
+    captions: dict[int, int]
+
+
 def assemble(
     pages: Sequence[Sequence[Line]], plan: HeadingPlan, n_pages: int, labels: Sequence[str | None]
 ) -> tuple[str, tuple[Page, ...], tuple[OutlineEntry, ...]]:
-    vocab = vocabulary(ln.text for lines in pages for ln in lines)
     b = TextBuilder(n_pages)
-    para: list[tuple[int, str]] = []
-    para_x: list[tuple[float, float]] = []  # each line's left edge and font size
-    para_mono = False
-    prev: Line | None = None
-    prev_page = -1
-
-    def flush() -> None:
-        nonlocal para, para_x, prev
-        if para_mono and para and (len(para) > 1 or _CODE_SIGN.search(para[0][1])):
-            b.code(indent_code(para, para_x))
-        else:
-            b.paragraph(para, vocab, para_mono)
-        para, para_x = [], []
-        prev = None
-
+    para = _Paragraph(vocabulary(ln.text for lines in pages for ln in lines))
     for p, lines in enumerate(pages):
-        stats = page_stats(lines)
-        at = plan.at.get(p, {})
-        inserted = plan.inserted.get(p, {})
-        blocked = {i + k for i, pl in at.items() for k in range(pl.span)} | set(inserted)
-        tables, captions = _page_tables(lines, blocked)
-        skip_until = caption_end = -1
-        for i, line in enumerate(lines):
-            for level, title in inserted.get(i, ()):
-                flush()
-                b.heading(p, level, title)
-            if i < skip_until:
-                continue
-            if i in captions:  # a table's title and units: a paragraph of their own
-                flush()
-                caption_end = captions[i]
-            table = tables.get(i)
-            if table is not None:
-                flush()
-                b.table(p, pipe_table(table.rows))
-                skip_until = table.end
-                continue
-            placed: Placed | None = at.get(i)
-            if placed is not None:
-                flush()
-                b.heading(p, placed.level, placed.title)
-                skip_until = i + placed.span
-                if placed.split:
-                    rest = line.text[placed.split :].lstrip(" .:—–")
-                    if rest:
-                        line = line._replace(text=rest)
-                        skip_until = i + 1
-                        para, para_mono, prev, prev_page = [(p, rest)], line.mono, line, p
-                        para_x = [(line.x, line.size)]
-                continue
-            if prev is not None and not (
-                i < caption_end or continues(prev, line, stats, same_page=prev_page == p)
-            ):
-                flush()
-            if not para:
-                para_mono = line.mono
-            para.append((p, line.text))
-            para_x.append((line.x, line.size))
-            prev, prev_page = line, p
-        for level, title in inserted.get(len(lines), ()):
-            flush()
-            b.heading(p, level, title)
-    flush()
+        _assemble_page(b, para, _page_parts(p, lines, plan))
+    para.flush(b)
     text, page_map = b.finish(labels)
     return text, page_map, tuple(b.outline)
+
+
+def _page_parts(p: int, lines: Sequence[Line], plan: HeadingPlan) -> _PageParts:
+    at = plan.at.get(p, {})
+    inserted = plan.inserted.get(p, {})
+    # lines that carry a heading are not read as table rows
+    blocked = {i + k for i, pl in at.items() for k in range(pl.span)} | set(inserted)
+    tables, captions = _page_tables(lines, blocked)
+    return _PageParts(p, lines, page_stats(lines), at, inserted, tables, captions)
+
+
+def _assemble_page(b: TextBuilder, para: _Paragraph, page: _PageParts) -> None:
+    """A page's lines in order: inserted headings, tables, headings and paragraph lines.
+
+    A paragraph may go on from the page before; a table caption stays a paragraph of its
+    own up to its table.
+    """
+    p = page.index
+    skip_until = caption_end = -1
+    for i, line in enumerate(page.lines):
+        _insert_headings(b, para, page, i)
+        if i < skip_until:
+            continue
+        if i in page.captions:
+            para.flush(b)
+            caption_end = page.captions[i]
+        table = page.tables.get(i)
+        if table is not None:
+            para.flush(b)
+            b.table(p, pipe_table(table.rows))
+            skip_until = table.end
+            continue
+        placed = page.at.get(i)
+        if placed is not None:
+            skip_until = _place_heading(b, para, page, i, placed)
+            continue
+        prev = para.prev
+        if prev is not None and not (
+            i < caption_end or continues(prev, line, page.stats, same_page=para.prev_page == p)
+        ):
+            para.flush(b)
+        para.add(p, line)
+    _insert_headings(b, para, page, len(page.lines))
+
+
+def _insert_headings(b: TextBuilder, para: _Paragraph, page: _PageParts, i: int) -> None:
+    """The headings inserted before line ``i`` (no line carries their title)."""
+    for level, title in page.inserted.get(i, ()):
+        para.flush(b)
+        b.heading(page.index, level, title)
+
+
+def _place_heading(b: TextBuilder, para: _Paragraph, page: _PageParts, i: int, pl: Placed) -> int:
+    """Write the heading taken from the lines at ``i``; the index of the first line after
+    it. A run-in heading's line goes on as the first line of a paragraph."""
+    para.flush(b)
+    b.heading(page.index, pl.level, pl.title)
+    if pl.split:
+        line = page.lines[i]
+        rest = line.text[pl.split :].lstrip(" .:—–")
+        if rest:
+            para.add(page.index, line._replace(text=rest))
+            return i + 1
+    return i + pl.span
 
 
 def _page_tables(
@@ -455,6 +515,17 @@ def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan:
     return plan
 
 
+# the information dictionary's descriptive entries, in the order the metadata lists them
+_INFO_FIELDS = (
+    ("author", "/Author"),
+    ("subject", "/Subject"),
+    ("keywords", "/Keywords"),
+    ("creator", "/Creator"),
+    ("producer", "/Producer"),
+    ("created", "/CreationDate"),
+)
+
+
 def _metadata_str(info: Any, key: str) -> str:
     try:
         v = info.get(key) if info is not None else None
@@ -477,20 +548,75 @@ def read_pdf(
     src = str(path)
     reader = open_reader(p, password)
     n_pages = len(reader.pages)
-    results = extract_lines(p, reader, workers=workers, password=password, layer=layer)
+    read = _read_pages(p, reader, workers=workers, password=password, layer=layer)
+    _require_text(src, reader, read.pages)
+    bp = detect_boilerplate([[ln.text for ln in lines] for lines in read.pages])
+    kept = [[read.pages[k][i] for i in idxs] for k, idxs in enumerate(bp.kept_indices)]
+    heads = _plan_headings(reader, kept, bp, use_outline=use_outline)
+    text, page_map, outline = assemble(kept, heads.plan, n_pages, _page_labels(reader, n_pages))
+    if not text.strip():
+        raise EmptyDocumentError(src, "no text left after removing page boilerplate")
+    info = _info(reader)
+    meta_title = _metadata_str(info, "/Title")
+    title = pdf_title(meta_title, read.pages[:2], p.stem)
+    metadata: dict[str, Any] = {
+        "title": title,
+        "metadata_title": meta_title,
+        **{name: _metadata_str(info, key) for name, key in _INFO_FIELDS},
+        "page_count": n_pages,
+        "backend": read.layer,
+        "heading_mode": heads.mode,
+        "outline_entries": heads.outline_entries,
+        "outline_found": heads.plan.found if heads.mode == "outline" else None,
+        "encrypted": bool(reader.is_encrypted),
+        "boilerplate": bp.to_metadata(),
+    }
+    if read.failed:
+        metadata["damaged_pages"] = [n for n, _ in read.failed]
+    return Document(
+        text=text + "\n",
+        source=src,
+        format="pdf",
+        markup="text",
+        title=title,
+        heading_mode=heads.mode,
+        pages=_extend_last(page_map, len(text) + 1),
+        outline=outline,
+        metadata=metadata,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _PagesRead:
+    pages: list[list[Line]]  # a damaged page has no lines
+    failed: list[tuple[int, str]]  # (1-based page number, error) of each damaged page
+    layer: TextLayer  # the text layer that read them
+
+
+def _read_pages(
+    path: Path, reader: Any, *, workers: int | None, password: str | None, layer: TextLayer
+) -> _PagesRead:
+    """Every page's lines; an error when no page could be read."""
+    src = str(path)
+    results = extract_lines(path, reader, workers=workers, password=password, layer=layer)
     if layer == "pdfium" and all(isinstance(r, str) for r in results):
         # PDFium could not read a file pypdf opened (damage they tolerate differently):
         # pypdf's own text layer is the fallback, and the metadata says so.
         log.warning("%s: PDFium read no page (%s); using pypdf's text layer", src, results[0])
         layer = "pypdf"
-        results = extract_lines(p, reader, workers=workers, password=password, layer=layer)
+        results = extract_lines(path, reader, workers=workers, password=password, layer=layer)
     failed = [(i + 1, r) for i, r in enumerate(results) if isinstance(r, str)]
     pages: list[list[Line]] = [r if isinstance(r, list) else [] for r in results]
-    if failed and len(failed) == n_pages:
+    if failed and len(failed) == len(reader.pages):
         raise CorruptFileError(src, f"no page could be read ({failed[0][1]})")
     if failed:
         log.warning("%s: %d damaged page(s) skipped: %s", src, len(failed), failed[:3])
+    return _PagesRead(pages, failed, layer)
 
+
+def _require_text(src: str, reader: Any, pages: Sequence[Sequence[Line]]) -> None:
+    """A typed error for a scan (mostly blank pages that hold images) or a file with no text."""
+    n_pages = len(reader.pages)
     chars = [sum(len(ln.text) for ln in lines) for lines in pages]
     total = sum(chars)
     blank = [i for i, c in enumerate(chars) if c < 5]
@@ -500,69 +626,44 @@ def read_pdf(
         if total == 0:
             raise EmptyDocumentError(src, "the PDF contains no text")
 
-    bp = detect_boilerplate([[ln.text for ln in lines] for lines in pages])
-    kept: list[list[Line]] = [[pages[p][i] for i in idxs] for p, idxs in enumerate(bp.kept_indices)]
 
-    mode: HeadingMode = "heuristic"
-    plan: HeadingPlan | None = None
-    outline_items = read_outline(reader) if use_outline else []
-    if outline_items:
-        plan = plan_from_outline(kept, outline_items)
-        mode = "outline"
-    if plan is None or not len(plan):
-        contents = printed_contents(r.text for r in bp.removed if r.kind == "toc")
-        fonts = plan_from_fonts(kept, contents=contents)
-        if len(fonts):
-            plan, mode = fonts, "fonts"
-    if plan is None or not len(plan):
-        plan = _heuristic_plan(kept)
-        mode = "heuristic"
+@dataclass(frozen=True, slots=True)
+class _Headings:
+    plan: HeadingPlan
+    mode: HeadingMode
+    outline_entries: int  # bookmarks read (none when the outline is not used)
 
+
+def _plan_headings(
+    reader: Any, kept: Sequence[Sequence[Line]], bp: BoilerplateResult, *, use_outline: bool
+) -> _Headings:
+    """The first source that finds headings: the outline, font sizes (a printed contents
+    page, removed as boilerplate, guiding them), then the flat-text heuristics."""
+    items = read_outline(reader) if use_outline else []
+    if items:
+        plan = plan_from_outline(kept, items)
+        if len(plan):
+            return _Headings(plan, "outline", len(items))
+    contents = printed_contents(r.text for r in bp.removed if r.kind == "toc")
+    fonts = plan_from_fonts(kept, contents=contents)
+    if len(fonts):
+        return _Headings(fonts, "fonts", len(items))
+    return _Headings(_heuristic_plan(kept), "heuristic", len(items))
+
+
+def _page_labels(reader: Any, n_pages: int) -> list[str | None]:
     try:
-        labels: list[str | None] = list(reader.page_labels)
+        return list(reader.page_labels)
     except Exception:
-        labels = [None] * n_pages
-    text, page_map, outline = assemble(kept, plan, n_pages, labels)
-    if not text.strip():
-        raise EmptyDocumentError(src, "no text left after removing page boilerplate")
+        return [None] * n_pages
 
-    info = None
+
+def _info(reader: Any) -> Any:
+    """The document information dictionary, or None when it cannot be read."""
     try:
-        info = reader.metadata
+        return reader.metadata
     except Exception:
-        info = None
-    meta_title = _metadata_str(info, "/Title")
-    title = pdf_title(meta_title, pages[:2], p.stem)
-    metadata: dict[str, Any] = {
-        "title": title,
-        "metadata_title": meta_title,
-        "author": _metadata_str(info, "/Author"),
-        "subject": _metadata_str(info, "/Subject"),
-        "keywords": _metadata_str(info, "/Keywords"),
-        "creator": _metadata_str(info, "/Creator"),
-        "producer": _metadata_str(info, "/Producer"),
-        "created": _metadata_str(info, "/CreationDate"),
-        "page_count": n_pages,
-        "backend": layer,
-        "heading_mode": mode,
-        "outline_entries": len(outline_items),
-        "outline_found": plan.found if mode == "outline" else None,
-        "encrypted": bool(reader.is_encrypted),
-        "boilerplate": bp.to_metadata(),
-    }
-    if failed:
-        metadata["damaged_pages"] = [n for n, _ in failed]
-    return Document(
-        text=text + "\n",
-        source=src,
-        format="pdf",
-        markup="text",
-        title=title,
-        heading_mode=mode,
-        pages=_extend_last(page_map, len(text) + 1),
-        outline=outline,
-        metadata=metadata,
-    )
+        return None
 
 
 def _extend_last(pages: tuple[Page, ...], end: int) -> tuple[Page, ...]:

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from itertools import chain
 from typing import NamedTuple
 
 from ..text.titles import norm_title
@@ -106,6 +107,29 @@ def _similar(a: str, b: str) -> bool:
     return SequenceMatcher(None, a, b, autojunk=False).ratio() >= 0.85
 
 
+@dataclass(frozen=True, slots=True)
+class _OutlineSearch:
+    """What the search for every bookmark shares: the pages, the body size, the titles
+    bookmarked on each page, and what earlier bookmarks took (lines used, a cursor per
+    page after its last heading, window keys already normalised)."""
+
+    pages: Sequence[Sequence[Line]]
+    body: float
+    titled: dict[int, set[str]]
+    used: set[tuple[int, int]] = field(default_factory=set)
+    cursor: dict[int, int] = field(default_factory=dict)
+    keys: dict[tuple[int, int, int], str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sought:
+    """One bookmark being looked for: its normalised title and its level (1–6)."""
+
+    item: OutlineItem
+    key: str
+    level: int
+
+
 def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineItem]) -> HeadingPlan:
     """Locate each bookmark's title on its target page; insert it there when not found.
 
@@ -119,96 +143,119 @@ def plan_from_outline(pages: Sequence[Sequence[Line]], items: Sequence[OutlineIt
     number (``2.1 …``, a short bookmark title for a long printed one), else before the
     first line below the destination, else after the previous heading of the page.
     """
-    plan = HeadingPlan()
-    used: set[tuple[int, int]] = set()
-    cursor: dict[int, int] = {}
-    keys_cache: dict[tuple[int, int, int], str] = {}
     # the titles bookmarked on each page: a line that is exactly one of them belongs to it
     titled: dict[int, set[str]] = {}
     for it in items:
         titled.setdefault(it.page, set()).add(norm_title(it.title))
-    body = body_size(pages)
-
-    def window_key(p: int, i: int, k: int) -> str:
-        ck = (p, i, k)
-        hit = keys_cache.get(ck)
-        if hit is None:
-            hit = norm_title(" ".join(ln.text for ln in pages[p][i : i + k]))
-            keys_cache[ck] = hit
-        return hit
-
-    def find(
-        p: int, key: str, item: OutlineItem, level: int, order: Sequence[Iterable[int]]
-    ) -> tuple[int, Placed] | None:
-        lines = pages[p]
-        for rng in order:
-            for i in rng:
-                if (p, i) in used:
-                    continue
-                for k in (1, 2, 3):
-                    if i + k > len(lines) or any((p, j) in used for j in range(i, i + k)):
-                        break
-                    wk = window_key(p, i, k)
-                    if wk == key and key:
-                        text = clean_heading(" ".join(ln.text for ln in lines[i : i + k]))
-                        return i, Placed(level, text or item.title, span=k)
-                    if len(wk) > len(key) + 40:
-                        break
-                if len(key) >= 4 and lines[i].text:
-                    cut = _run_in_split(lines[i].text, item.title)
-                    if cut:
-                        text = clean_heading(lines[i].text[:cut].rstrip(" .:—–"))
-                        return i, Placed(level, text or item.title, span=1, split=cut)
-        return None
-
-    def find_similar(
-        p: int, key: str, item: OutlineItem, level: int, start: int
-    ) -> tuple[int, Placed] | None:
-        lines = pages[p]
-        for i in [*range(start, len(lines)), *range(0, min(start, len(lines)))]:
-            if (p, i) in used or (lines[i].size < body * 1.05 and not lines[i].bold):
-                continue
-            wk = window_key(p, i, 1)
-            if wk in titled.get(p, ()):
-                continue
-            if _similar(wk, key):
-                return i, Placed(level, clean_heading(item.title) or lines[i].text, span=1)
-        return None
-
+    search = _OutlineSearch(pages, body_size(pages), titled)
+    plan = HeadingPlan()
     for item in items:
-        p = item.page
-        if not 0 <= p < len(pages):
-            continue
-        lines = pages[p]
-        key = norm_title(item.title)
-        level = max(1, min(item.level, _MAX_LEVEL))
-        start = cursor.get(p, 0)
-        hit = find(
-            p, key, item, level, (range(start, len(lines)), range(0, min(start, len(lines))))
-        )
-        if hit is None:
-            hit = find_similar(p, key, item, level, start)
-        page = p
-        below_all = item.top is not None and all(ln.y > item.top + 1.0 for ln in lines[start:])
-        if hit is None and below_all and p + 1 < len(pages):
-            nxt = pages[p + 1]
-            head = range(cursor.get(p + 1, 0), min(len(nxt), cursor.get(p + 1, 0) + 4))
-            hit = find(p + 1, key, item, level, (head,))
-            page = p + 1 if hit is not None else p
-        if hit is not None:
-            i, placed = hit
-            plan.place(page, i, placed)
-            for j in range(i, i + placed.span):
-                used.add((page, j))
-            cursor[page] = i + placed.span
-            continue
-        plan.insert(
-            p,
-            _insert_at(lines, item, start, body, used, p),
-            level,
-            clean_heading(item.title) or "Untitled",
-        )
+        if 0 <= item.page < len(pages):
+            sought = _Sought(item, norm_title(item.title), max(1, min(item.level, _MAX_LEVEL)))
+            _plan_bookmark(plan, search, sought)
     return plan
+
+
+def _plan_bookmark(plan: HeadingPlan, s: _OutlineSearch, b: _Sought) -> None:
+    """Place one bookmark on the lines carrying its title, or insert it on its page."""
+    p = b.item.page
+    start = s.cursor.get(p, 0)
+    hit = _locate(s, b, start)
+    if hit is None:
+        lines = s.pages[p]
+        at = _insert_at(lines, b.item, start, s.body, s.used, p)
+        plan.insert(p, at, b.level, clean_heading(b.item.title) or "Untitled")
+        return
+    page, i, placed = hit
+    plan.place(page, i, placed)
+    for j in range(i, i + placed.span):
+        s.used.add((page, j))
+    s.cursor[page] = i + placed.span
+
+
+def _locate(s: _OutlineSearch, b: _Sought, start: int) -> tuple[int, int, Placed] | None:
+    """The page, first line and heading of a bookmark's title, searched in the order the
+    docstring of ``plan_from_outline`` gives."""
+    p = b.item.page
+    n = len(s.pages[p])
+    hit = _find(s, p, b, (range(start, n), range(0, min(start, n))))
+    if hit is None:
+        hit = _find_similar(s, p, b, start)
+    if hit is not None:
+        return p, hit[0], hit[1]
+    return _find_on_next_page(s, b, start)
+
+
+def _find_on_next_page(s: _OutlineSearch, b: _Sought, start: int) -> tuple[int, int, Placed] | None:
+    # LaTeX anchors a heading pushed to the next page at the bottom of the page before
+    p, top = b.item.page, b.item.top
+    if top is None or not all(ln.y > top + 1.0 for ln in s.pages[p][start:]):
+        return None
+    if p + 1 >= len(s.pages):
+        return None
+    first = s.cursor.get(p + 1, 0)
+    head = range(first, min(len(s.pages[p + 1]), first + 4))
+    hit = _find(s, p + 1, b, (head,))
+    return None if hit is None else (p + 1, hit[0], hit[1])
+
+
+def _window_key(s: _OutlineSearch, p: int, i: int, k: int) -> str:
+    # normalised once: the same windows are compared against every bookmark of the page
+    ck = (p, i, k)
+    hit = s.keys.get(ck)
+    if hit is None:
+        hit = norm_title(" ".join(ln.text for ln in s.pages[p][i : i + k]))
+        s.keys[ck] = hit
+    return hit
+
+
+def _find(
+    s: _OutlineSearch, p: int, b: _Sought, order: Sequence[Iterable[int]]
+) -> tuple[int, Placed] | None:
+    """The first free line of ``p``, in ``order``, where the title starts: on its own
+    one to three lines, or run in at the start of a line."""
+    lines = s.pages[p]
+    for i in chain.from_iterable(order):
+        if (p, i) in s.used:
+            continue
+        k = _title_span(s, p, i, b.key)
+        if k:
+            text = clean_heading(" ".join(ln.text for ln in lines[i : i + k]))
+            return i, Placed(b.level, text or b.item.title, span=k)
+        if len(b.key) >= 4 and lines[i].text:
+            cut = _run_in_split(lines[i].text, b.item.title)
+            if cut:
+                text = clean_heading(lines[i].text[:cut].rstrip(" .:—–"))
+                return i, Placed(b.level, text or b.item.title, span=1, split=cut)
+    return None
+
+
+def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
+    """How many free lines from ``i`` (1–3) read as the title ``key``; 0 when none do."""
+    n = len(s.pages[p])
+    for k in (1, 2, 3):
+        if i + k > n or any((p, j) in s.used for j in range(i, i + k)):
+            return 0
+        wk = _window_key(s, p, i, k)
+        if wk == key and key:
+            return k
+        if len(wk) > len(key) + 40:  # longer lines will not shrink back to the title
+            return 0
+    return 0
+
+
+def _find_similar(s: _OutlineSearch, p: int, b: _Sought, start: int) -> tuple[int, Placed] | None:
+    """A free display line nearly reading the title, not exactly another bookmark's."""
+    lines = s.pages[p]
+    for i in [*range(start, len(lines)), *range(0, min(start, len(lines)))]:
+        if (p, i) in s.used or (lines[i].size < s.body * 1.05 and not lines[i].bold):
+            continue
+        wk = _window_key(s, p, i, 1)
+        if wk in s.titled.get(p, ()):
+            continue
+        if _similar(wk, b.key):
+            return i, Placed(b.level, clean_heading(b.item.title) or lines[i].text, span=1)
+    return None
 
 
 def _insert_at(
@@ -294,44 +341,76 @@ def plan_from_fonts(
     body = body_size(pages)
     if body <= 0:
         return plan
+    cands = _font_candidates(pages, body)
+    if not cands:
+        return plan
+    heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)))
+    heads = _keep_listed(_drop_running_heads(_drop_figure_text(heads), pages), contents)
+    if len(heads) < min_headings:
+        return plan
+    for h, level in _levels(heads, pages):
+        plan.place(h.page, h.line, Placed(level, h.text, span=h.span))
+    return plan
+
+
+_Candidate = tuple[int, int, float]  # page, line, size key
+
+
+def _font_candidates(pages: Sequence[Sequence[Line]], body: float) -> list[_Candidate]:
+    """Lines set larger than the body, or numbered and a little larger or bold."""
     # a title page is not a heading (a first page that opens with body text may hold some)
     skip_first = len(pages) > 5 and len(pages[0]) <= 15
-    cands: list[tuple[int, int, float]] = []  # page, line, size key
+    cands: list[_Candidate] = []
     for p, lines in enumerate(pages):
         if p == 0 and skip_first:
             continue
         for i, ln in enumerate(lines):
-            if ln.mono or not _is_candidate_text(ln.text):
-                continue
-            numbered = numbering_depth(ln.text) is not None
-            if ln.size >= body * 1.12 or (
-                numbered
-                and (ln.size >= body * 1.07 or (ln.bold and ln.size >= body * 0.97))
-                and len(ln.text) <= 90
-                and not ln.text.endswith(".")
-            ):
+            if _is_font_candidate(ln, body):
                 cands.append((p, i, round(ln.size * 2) / 2))
-    if not cands:
-        return plan
-    # merge consecutive candidate lines (multi-line titles, "Chapter 3" + title)
-    groups: list[list[tuple[int, int, float]]] = []
+    return cands
+
+
+def _is_font_candidate(ln: Line, body: float) -> bool:
+    if ln.mono or not _is_candidate_text(ln.text):
+        return False
+    numbered = numbering_depth(ln.text) is not None
+    return ln.size >= body * 1.12 or (
+        numbered
+        and (ln.size >= body * 1.07 or (ln.bold and ln.size >= body * 0.97))
+        and len(ln.text) <= 90
+        and not ln.text.endswith(".")
+    )
+
+
+def _group_candidates(
+    pages: Sequence[Sequence[Line]], cands: Sequence[_Candidate]
+) -> list[list[_Candidate]]:
+    """Consecutive candidate lines merged (multi-line titles, "Chapter 3" + title)."""
+    groups: list[list[_Candidate]] = []
     for c in cands:
-        if groups:
-            g = groups[-1]
-            last = g[-1]
-            first_text = pages[g[0][0]][g[0][1]].text
-            if (
-                c[0] == last[0]
-                and c[1] == last[1] + 1
-                and len(g) < 3
-                and (
-                    (c[2] == last[2] and numbering_depth(pages[c[0]][c[1]].text) is None)
-                    or (len(g) == 1 and _NUMBER_ONLY.match(first_text) is not None)
-                )
-            ):
-                g.append(c)
-                continue
-        groups.append([c])
+        if groups and _continues_group(pages, groups[-1], c):
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    return groups
+
+
+def _continues_group(pages: Sequence[Sequence[Line]], g: list[_Candidate], c: _Candidate) -> bool:
+    last = g[-1]
+    first_text = pages[g[0][0]][g[0][1]].text
+    return (
+        c[0] == last[0]
+        and c[1] == last[1] + 1
+        and len(g) < 3
+        and (
+            (c[2] == last[2] and numbering_depth(pages[c[0]][c[1]].text) is None)
+            or (len(g) == 1 and _NUMBER_ONLY.match(first_text) is not None)
+        )
+    )
+
+
+def _heads(pages: Sequence[Sequence[Line]], groups: Sequence[list[_Candidate]]) -> list[_Head]:
+    """Each group's text as a heading, unless it is a bare number, too long or junk."""
     heads: list[_Head] = []
     for g in groups:
         p, i, _ = g[0]
@@ -342,13 +421,7 @@ def plan_from_fonts(
             continue
         bold = all(pages[p][j].bold for _, j, _ in g)
         heads.append(_Head(p, i, len(g), (max(s for _, _, s in g), bold), text))
-    heads = _chapter_labels(heads)
-    heads = _keep_listed(_drop_running_heads(_drop_figure_text(heads), pages), contents)
-    if len(heads) < min_headings:
-        return plan
-    for h, level in _levels(heads, pages):
-        plan.place(h.page, h.line, Placed(level, h.text, span=h.span))
-    return plan
+    return heads
 
 
 class _Head(NamedTuple):
