@@ -562,3 +562,32 @@ def test_a_series_of_one_title_keeps_its_numbers_after_it() -> None:
     ]
     plan = plan_from_fonts(pages)
     assert [plan.at[p][1].title for p in range(3)] == ["Week 1", "Week 2", "Week 3"]
+
+
+def make_margin_label_pdf() -> bytes:
+    """No outline: numbered headings in large bold type, and body paragraphs each flagged
+    by a bold label in the left margin (an option name, as reference manuals set them)."""
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_margins(50, 20, 20)
+    labels = iter(["backend", "style", "sorting", "maxnames", "minnames", "language"])
+    for chapter, section in [("1 Options", "1.1 Loading"), ("2 Commands", "2.1 Citing")]:
+        pdf.add_page()
+        _lines(pdf, chapter, 18, "B")
+        _lines(pdf, section, 14, "B")
+        for para in [*PARAS, PARAS[0]]:
+            y = pdf.get_y()  # type: ignore[attr-defined]
+            pdf.set_font("Helvetica", "B", 10)  # type: ignore[attr-defined]
+            pdf.set_xy(12, y)  # type: ignore[attr-defined]
+            pdf.cell(34, 4.5, next(labels))  # type: ignore[attr-defined]
+            pdf.set_xy(50, y)  # type: ignore[attr-defined]
+            _lines(pdf, para, 10)
+    return bytes(pdf.output())
+
+
+def test_margin_labels_are_not_headings(tmp_path: Path) -> None:
+    doc = _no_outline(tmp_path, make_margin_label_pdf())
+    heads = _atx(doc)
+    assert [t for _, t in heads] == ["1 Options", "1.1 Loading", "2 Commands", "2.1 Citing"]
+    assert [lvl for lvl, _ in heads] == [1, 2, 1, 2]
+    assert "sorting" in doc.text  # the label stays in the text
