@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from ..model import Block, BlockKind
-from ..text.lines import line_index, line_starts
+from ..text.lines import line_index, line_starts, trim_end
 from .mdx import use_mdx
 
 _SIMPLE_KINDS: dict[str, BlockKind] = {
@@ -135,7 +135,7 @@ def _top_blocks(
             continue
         first, last = tok.map[0] + line0, tok.map[1] + line0
         start = starts[first]
-        end = _trim_end(src, start, starts[last] - 1 if last < len(starts) - 1 else len(src))
+        end = trim_end(src, start, starts[last] - 1 if last < len(starts) - 1 else len(src))
         extra: dict[str, Any] = {}
         if tok.type == "heading_open":
             extra = {"level": int(tok.tag[1]), "title": _clean_title(tokens[i + 1].content)}
@@ -152,13 +152,6 @@ def _top_blocks(
         line_end = max(first + 1, _line_end(starts, end, first))
         blocks.append(Block(kind, start, end, first + 1, line_end, **extra))
     return blocks
-
-
-def _trim_end(src: str, start: int, end: int) -> int:
-    end = max(start, min(end, len(src)))
-    while end > start and src[end - 1] in " \t\n":
-        end -= 1
-    return end
 
 
 def _line_end(starts: array[int], end: int, first: int) -> int:
@@ -188,7 +181,7 @@ def _fill_gaps(src: str, blocks: list[Block], starts: array[int]) -> list[Block]
             lead = len(gap) - len(gap.lstrip())
             gstart = pos + lead
             gstart = src.rfind("\n", 0, gstart) + 1
-            gend = _trim_end(src, gstart, limit)
+            gend = trim_end(src, gstart, limit)
             first = line_index(starts, gstart)
             out.append(Block("paragraph", gstart, gend, first + 1, _line_end(starts, gend, first)))
         if block is not None:

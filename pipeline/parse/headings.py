@@ -9,7 +9,7 @@ from array import array
 from ..model import Block, BlockKind
 from ..text.fences import find_fences
 from ..text.heading_lines import ATX, MIN_HEADINGS, find_headings
-from ..text.lines import line_index, line_starts
+from ..text.lines import line_index, line_starts, trim_end
 
 _PIPE_TABLE = re.compile(
     r"\|[^\n]*\|[ \t]*\n\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*(\n|$)"
@@ -75,7 +75,7 @@ def _paragraph_blocks(src: str, start: int, end: int, starts: array[int], out: l
                 Block(
                     "heading",
                     pos,
-                    _rstrip(src, pos, line_end),
+                    trim_end(src, pos, line_end),
                     first + 1,
                     first + 1,
                     level=len(m.group(1)),
@@ -89,14 +89,8 @@ def _paragraph_blocks(src: str, start: int, end: int, starts: array[int], out: l
         _emit(src, run_start, end, starts, out)
 
 
-def _rstrip(src: str, start: int, end: int) -> int:
-    while end > start and src[end - 1] in " \t\n":
-        end -= 1
-    return end
-
-
 def _emit(src: str, start: int, end: int, starts: array[int], out: list[Block]) -> None:
-    end = _rstrip(src, start, end)
+    end = trim_end(src, start, end)
     if end <= start:
         return
     # Extractors emit recovered tables as GFM pipe tables: header, separator, rows.

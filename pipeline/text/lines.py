@@ -20,3 +20,12 @@ def line_starts(src: str) -> array[int]:
 def line_index(starts: array[int], offset: int) -> int:
     """0-based index of the line holding char ``offset``."""
     return max(0, bisect_right(starts, offset) - 1)
+
+
+def trim_end(src: str, start: int, end: int) -> int:
+    """``end`` (kept within ``[start, len(src)]``) moved back over trailing spaces, tabs
+    and newlines, never before ``start``."""
+    end = max(start, min(end, len(src)))
+    while end > start and src[end - 1] in " \t\n":
+        end -= 1
+    return end
