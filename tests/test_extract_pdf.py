@@ -576,11 +576,11 @@ def make_margin_label_pdf() -> bytes:
         _lines(pdf, chapter, 18, "B")
         _lines(pdf, section, 14, "B")
         for para in [*PARAS, PARAS[0]]:
-            y = pdf.get_y()  # type: ignore[attr-defined]
-            pdf.set_font("Helvetica", "B", 10)  # type: ignore[attr-defined]
-            pdf.set_xy(12, y)  # type: ignore[attr-defined]
-            pdf.cell(34, 4.5, next(labels))  # type: ignore[attr-defined]
-            pdf.set_xy(50, y)  # type: ignore[attr-defined]
+            y = pdf.get_y()
+            pdf.set_font("Helvetica", "B", 10)
+            pdf.set_xy(12, y)
+            pdf.cell(34, 4.5, next(labels))
+            pdf.set_xy(50, y)
             _lines(pdf, para, 10)
     return bytes(pdf.output())
 
@@ -591,3 +591,15 @@ def test_margin_labels_are_not_headings(tmp_path: Path) -> None:
     assert [t for _, t in heads] == ["1 Options", "1.1 Loading", "2 Commands", "2.1 Citing"]
     assert [lvl for lvl, _ in heads] == [1, 2, 1, 2]
     assert "sorting" in doc.text  # the label stays in the text
+
+
+@pytest.mark.parametrize("layer", ["pdfium", "pypdf"])
+def test_the_text_does_not_depend_on_the_number_of_workers(layer: TextLayer) -> None:
+    """A TeX math-symbol font is read per character from the page that shows it; the
+    second page has such glyphs only inside words, so a worker that read it without the
+    first page's sighting got "{hstylei}" where one process reads "{⟨style⟩}"."""
+    path = FIXTURES / "biblatex-symbol-pages.pdf"
+    one, two = (read_pdf(path, workers=w, layer=layer, use_outline=False) for w in (1, 2))
+    assert one.text == two.text
+    if layer == "pdfium":
+        assert "\\RequireCitationStyle{⟨style⟩}" in one.text

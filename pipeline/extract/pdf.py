@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +52,7 @@ from .pdf_headings import (
 from .pdf_statements import find_statements
 from .pdf_tables import Table, find_tables
 from .pdf_title import pdf_title
+from .pdfium_text import RangeRead
 
 log = logging.getLogger("folio.extract")
 
@@ -126,23 +127,25 @@ def _page_has_images(page: Any) -> bool:
 
 def _extract_range(
     path: str, password: str | None, start: int, stop: int, layer: TextLayer = "pdfium"
-) -> list[Any]:
+) -> RangeRead:
     """Worker: lines of pages ``start..stop``; an error message in place of a bad page."""
     if layer == "pdfium":
         return _pdfium_range(Path(path), password, start, stop)
     reader = open_reader(Path(path), password)
-    return [_extract_one(reader, i) for i in range(start, stop)]
+    return RangeRead([_extract_one(reader, i) for i in range(start, stop)], None)
 
 
-def _pdfium_range(path: Path, password: str | None, start: int, stop: int) -> list[Any]:
+def _pdfium_range(
+    path: Path, password: str | None, start: int, stop: int, symbols: bool = False
+) -> RangeRead:
     from .pdfium_text import open_document, pages_lines
 
     try:
         doc = open_document(path, password)
     except Exception as exc:  # pypdf opened it: PDFium's view of a damaged file differs
-        return [f"{type(exc).__name__}: {exc}"] * (stop - start)
+        return RangeRead([f"{type(exc).__name__}: {exc}"] * (stop - start), None)
     try:
-        return pages_lines(doc, start, stop)
+        return pages_lines(doc, start, stop, symbols=symbols)
     finally:
         doc.close()
 
@@ -192,13 +195,13 @@ def extract_lines(
         workers = default_workers(n)
     workers = min(workers, n)
 
-    def here(a: int, b: int) -> list[list[Line] | str]:
+    def here(a: int, b: int, symbols: bool = False) -> RangeRead:
         if layer == "pdfium":
-            return _pdfium_range(path, password, a, b)
-        return [_extract_one(reader, i) for i in range(a, b)]
+            return _pdfium_range(path, password, a, b, symbols)
+        return RangeRead([_extract_one(reader, i) for i in range(a, b)], None)
 
     if workers <= 1 or n < 2:
-        return here(0, n)
+        return here(0, n).pages
     # the main process reads the first share itself; the pool reads the others
     bounds = [round(n * k / workers) for k in range(workers + 1)]
     ranges = [(bounds[k], bounds[k + 1]) for k in range(workers) if bounds[k] < bounds[k + 1]]
@@ -210,12 +213,28 @@ def extract_lines(
             futures = [
                 pool.submit(_extract_range, str(path), password, a, b, layer) for a, b in ranges[1:]
             ]
-            out = here(*ranges[0])
-            for fut in futures:
-                out.extend(fut.result())
+            reads = [here(*ranges[0]), *(fut.result() for fut in futures)]
     except (OSError, RuntimeError) as exc:  # no processes here: do it in-line
         log.info("process pool unavailable (%s); extracting in one process", exc)
-        return here(0, n)
+        return here(0, n).pages
+    return _as_read_in_order(ranges, reads, here)
+
+
+def _as_read_in_order(
+    ranges: list[tuple[int, int]], reads: list[RangeRead], read: Callable[..., RangeRead]
+) -> list[list[Line] | str]:
+    """The pages as one process reading them in order gives them, whatever the number of
+    workers: a range read apart did not know that an earlier page had shown a math-symbol
+    font, so its pages up to its own first such page are read again as after one."""
+    out: list[list[Line] | str] = []
+    seen = False
+    for (a, b), got in zip(ranges, reads, strict=True):
+        pages = got.pages
+        if seen and got.symbols_from != a:
+            end = b if got.symbols_from is None else got.symbols_from
+            pages = read(a, end, symbols=True).pages + pages[end - a :]
+        out.extend(pages)
+        seen = seen or got.symbols_from is not None
     return out
 
 

@@ -22,6 +22,7 @@ import ctypes
 import re
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -110,9 +111,19 @@ class Fonts:
 
     __slots__ = ("flags", "symbols")
 
-    def __init__(self) -> None:
+    def __init__(self, symbols: bool = False) -> None:
         self.flags: dict[int, tuple[bool, bool, bool]] = {}  # handle -> bold, mono, symbol
-        self.symbols = False  # a math-symbol font has been seen: read runs per character
+        self.symbols = symbols  # a math-symbol font has been seen: read runs per character
+
+
+@dataclass(frozen=True, slots=True)
+class RangeRead:
+    """Pages read in order by one process: their lines (an error message for a page that
+    cannot be read) and the first page from which runs were read per character (a
+    math-symbol font seen on it or before it), ``None`` when none was."""
+
+    pages: list[list[Line] | str]
+    symbols_from: int | None
 
 
 def _font_flags(api: _Api, obj: int, fonts: Fonts) -> tuple[bool, bool, bool]:
@@ -374,11 +385,13 @@ def open_document(path: Path, password: str | None = None) -> Any:
     return pypdfium2.PdfDocument(str(path), password=password)
 
 
-def pages_lines(doc: Any, start: int, stop: int) -> list[list[Line] | str]:
+def pages_lines(doc: Any, start: int, stop: int, *, symbols: bool = False) -> RangeRead:
     """Lines of pages ``start..stop`` of an open ``PdfDocument``; an error message in
-    place of a page that cannot be read."""
-    fonts = Fonts()
+    place of a page that cannot be read. ``symbols``: read as after a page that showed a
+    math-symbol font."""
+    fonts = Fonts(symbols)
     out: list[list[Line] | str] = []
+    first = start if symbols else None
     for i in range(start, stop):
         try:
             page = doc[i]
@@ -391,4 +404,6 @@ def pages_lines(doc: Any, start: int, stop: int) -> list[list[Line] | str]:
             out.append(f"{type(exc).__name__}: {exc}")
         finally:
             page.close()
-    return out
+        if first is None and fonts.symbols:
+            first = i
+    return RangeRead(out, first)
