@@ -710,6 +710,7 @@ def paced_ingest(run: Run, store: TimedStore) -> Report | None:
             store,
             workers=run.args.workers,
             progress=paced,
+            embed=False,  # the expected chunks carry no vectors (the dense extra may be here)
         )
     except StoreError as exc:
         run.res["ingest_error"] = str(exc)

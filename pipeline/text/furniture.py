@@ -19,6 +19,7 @@ DOT_LEADER = re.compile(
     r"^(?P<title>.*?\S)?\s*(?:[.·…]\s*){4,}\s*(?P<num>[\dIVXLCivxlc][\w.]*)\s*$"
 )
 
+
 def is_page_number(line: str) -> bool:
     s = line.strip()
     if not s or len(s) > 24 or (len(s) == 1 and s.isupper()):  # "C", "I": index letters
