@@ -205,7 +205,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         parents=[common],
         help="serve search and retrieval to agents over MCP (stdio)",
         description="An MCP server on stdio with tools search, retrieve, "
-        "get_section and list_documents, using a search-only key.",
+        "get_section, get_outline and list_documents, using a search-only key.",
     )
     p.set_defaults(func=cmd_mcp)
 

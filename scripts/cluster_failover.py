@@ -404,15 +404,9 @@ def _restart_follower(d: Chaos, follower: int) -> None:
 
 def _restart_old_leader(d: Chaos, lead: int) -> None:
     """4. The old leader comes back."""
-    cluster, tl, res = d.cluster, d.tl, d.res
+    tl, res = d.tl, d.res
     res["t_restart_leader"] = tl.mark(f"restart node {lead}", "old leader rejoining (3/3)")
-    cl.restart_node(cluster, lead)
-    took = _poll_until(lambda: cl.health(cluster, lead, 0.5), 120, 0.05)
-    res["old_leader_healthy_after_restart_s"] = took
-    tl.mark(
-        f"node {lead} /health ok ({took if took is None else round(took, 1)}s)",
-        "all up (3/3, mid-drill)",
-    )
+    res["old_leader_healthy_after_restart_s"] = _restart_until_healthy(d, lead)
     time.sleep(d.hold)
 
 
@@ -433,13 +427,18 @@ def _kill_leader_with_three_up(d: Chaos) -> None:
     tl.mark(f"new leader node {who} after {secs:.1f}s", "leader back (2/3)")
     time.sleep(d.hold)
     res["t_restart_leader_3up"] = tl.mark(f"restart node {lead2}", "node rejoining (3/3)")
-    cl.restart_node(cluster, lead2)
-    took = _poll_until(lambda: cl.health(cluster, lead2, 0.5), 120, 0.05)
-    res["leader_3up_healthy_after_restart_s"] = took
-    tl.mark(
-        f"node {lead2} /health ok ({took if took is None else round(took, 1)}s)",
+    res["leader_3up_healthy_after_restart_s"] = _restart_until_healthy(d, lead2)
+
+
+def _restart_until_healthy(d: Chaos, node: int) -> float | None:
+    """Restart ``node`` and wait (up to 120 s) for its /health: the seconds it took."""
+    cl.restart_node(d.cluster, node)
+    took = _poll_until(lambda: cl.health(d.cluster, node, 0.5), 120, 0.05)
+    d.tl.mark(
+        f"node {node} /health ok ({took if took is None else round(took, 1)}s)",
         "all up (3/3, mid-drill)",
     )
+    return took
 
 
 # -- analysis -----------------------------------------------------------------------------
