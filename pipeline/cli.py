@@ -106,7 +106,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
             {"level": o.level, "title": o.title, "page": o.page, "char_start": o.char_start}
             for o in doc.outline
         ],
-        "metadata": {"format": doc.format, "title": doc.title} | dict(doc.metadata),
+        "metadata": {"format": doc.format, "title": doc.title, "heading_mode": doc.heading_mode}
+        | doc.info.to_dict(),
     }
     json.dump(payload, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")

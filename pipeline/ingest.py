@@ -181,7 +181,6 @@ def _document_record(
     work: Found, doc: Document, chunks: list[Chunk], fingerprint: str
 ) -> DocumentRecord:
     """The record of a file chunked in this run, ``indexing`` until its chunks are in."""
-    meta = dict(doc.metadata)
     sections = sum(1 for c in chunks if c.tier == "section")
     # The page map lets citations name the exact pages of any range.
     pages = [[p.number, p.label, p.char_start, p.char_end] for p in doc.pages]
@@ -190,10 +189,10 @@ def _document_record(
         doc_id=work.sha256,
         path=work.path,
         title=chunks[0].doc_title if chunks else doc.title or Path(work.path).stem,
-        author=str(meta.get("author") or ""),
+        author=doc.info.author,
         format=doc.format,
         pages=len(doc.pages),
-        backend=str(meta.get("backend") or "text"),
+        backend=doc.info.backend,
         heading_mode=chunks[0].heading_mode if chunks else "",
         bytes=work.size,
         sha256=work.sha256,

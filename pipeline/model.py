@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -21,6 +21,14 @@ BlockKind = Literal[
 ]
 HeadingMode = Literal["markdown", "outline", "fonts", "heuristic"]
 Tier = Literal["section", "snippet"]
+BoilerplateKind = Literal["page_number", "running_header", "toc", "index", "copyright"]
+BOILERPLATE_KINDS: tuple[BoilerplateKind, ...] = (
+    "page_number",
+    "running_header",
+    "toc",
+    "index",
+    "copyright",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,50 @@ class OutlineEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class RemovedLine:
+    """A line an extractor left out of the text as boilerplate."""
+
+    page: int | None  # 1-based page number; None where the source has no pages (EPUB)
+    line: int | None  # 0-based index in that page's line list
+    kind: BoilerplateKind
+    text: str
+
+
+def boilerplate_counts(removed: Iterable[RemovedLine]) -> dict[BoilerplateKind, int]:
+    counts = dict.fromkeys(BOILERPLATE_KINDS, 0)
+    for line in removed:
+        counts[line.kind] += 1
+    return counts
+
+
+@dataclass(frozen=True, slots=True)
+class SourceInfo:
+    """What an extractor learned about the file besides its text: the fields the index
+    stores, the boilerplate it removed, and facts of one format (``extra``: PDF outline
+    counts, EPUB navigation, Dublin Core fields) that ``folio extract --json`` shows."""
+
+    backend: str = "text"  # what read the text: pdfium, pypdf, marker, epub or text
+    author: str = ""
+    page_count: int | None = None
+    boilerplate: tuple[RemovedLine, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The flat JSON mapping ``folio extract --json`` prints as ``metadata``."""
+        removed = [
+            {"page": r.page, "line": r.line, "kind": r.kind, "text": r.text}
+            for r in self.boilerplate
+        ]
+        return {
+            "backend": self.backend,
+            "author": self.author,
+            "page_count": self.page_count,
+            **self.extra,
+            "boilerplate": {"counts": boilerplate_counts(self.boilerplate), "removed": removed},
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Document:
     """Normalized text of one source file; chunk offsets index into ``text``.
 
@@ -71,7 +123,7 @@ class Document:
     heading_mode: HeadingMode | None = None  # None: decide from the text
     pages: tuple[Page, ...] = ()
     outline: tuple[OutlineEntry, ...] = ()
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    info: SourceInfo = field(default_factory=SourceInfo)
     doc_id: str = ""
 
 

@@ -312,7 +312,7 @@ def _truth(path: Path, truth_path: Path, doc: Document) -> list[dict[str, Any]]:
     """The TOC entries, less those pointing at the navigation document (dropped from the
     text as table-of-contents boilerplate)."""
     truth: list[dict[str, Any]] = json.loads(truth_path.read_text(encoding="utf-8"))
-    nav_doc = str(doc.metadata.get("nav_source", "")).partition(":")[2]
+    nav_doc = str(doc.info.extra.get("nav_source", "")).partition(":")[2]
     return [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
 
 

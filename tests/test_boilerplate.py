@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pipeline.extract.boilerplate import detect_boilerplate, normalize_repeated
+from pipeline.model import boilerplate_counts
 from pipeline.text.furniture import is_dot_leader, is_page_number
 
 BODY = [
@@ -67,7 +68,7 @@ def test_normalize_repeated_folds_digits_and_case() -> None:
 
 def test_running_headers_and_page_numbers_removed_body_kept() -> None:
     res = detect_boilerplate(book())
-    counts = res.counts()
+    counts = boilerplate_counts(res.removed)
     assert counts["page_number"] == 8
     # both the even and the odd headers repeat once digits are folded
     assert counts["running_header"] == 8
@@ -75,15 +76,14 @@ def test_running_headers_and_page_numbers_removed_body_kept() -> None:
         assert BODY[2] in kept
     # "42" in the middle is body text, the trailing number is the page number
     assert all("42" in kept for kept in res.kept)
-    rec = res.to_metadata()
-    assert {r["kind"] for r in rec["removed"]} == {"page_number", "running_header"}
-    assert all(r["page"] >= 1 for r in rec["removed"])
+    assert {r.kind for r in res.removed} == {"page_number", "running_header"}
+    assert all(r.page is not None and r.page >= 1 for r in res.removed)
 
 
 def test_header_on_only_three_pages_is_kept() -> None:
     pages = [["Same Header", *body(i)] for i in range(3)] + [body(i) for i in range(3, 8)]
     res = detect_boilerplate(pages)
-    assert res.counts()["running_header"] == 0
+    assert boilerplate_counts(res.removed)["running_header"] == 0
 
 
 def test_toc_page_removed_but_similar_body_kept() -> None:
@@ -98,7 +98,7 @@ def test_toc_page_removed_but_similar_body_kept() -> None:
     page = [*body(1), "In total we sold 47"]
     res = detect_boilerplate([toc, page, page])
     assert res.kept[0] == ("Contents",)
-    assert res.counts()["toc"] == 5
+    assert boilerplate_counts(res.removed)["toc"] == 5
     assert "In total we sold 47" in res.kept[1]
 
 
@@ -113,7 +113,7 @@ def test_statement_rows_on_a_front_page_are_not_contents() -> None:
         "Deferred income taxes (57) 107 7",
     ]
     res = detect_boilerplate([statement, body(1), body(2)])
-    assert res.counts()["toc"] == 0 and res.kept[0] == tuple(statement)
+    assert boilerplate_counts(res.removed)["toc"] == 0 and res.kept[0] == tuple(statement)
 
 
 def test_index_pages_at_the_back() -> None:
@@ -133,7 +133,7 @@ def test_index_pages_at_the_back() -> None:
     res = detect_boilerplate([*pages, index, index2])
     assert res.kept[8] == ("Index",)
     assert res.kept[9] == ()
-    assert res.counts()["index"] == len(index) - 1 + len(index2)
+    assert boilerplate_counts(res.removed)["index"] == len(index) - 1 + len(index2)
 
 
 def test_copyright_lines_in_front_matter_only() -> None:
@@ -142,7 +142,7 @@ def test_copyright_lines_in_front_matter_only() -> None:
     pages = [front, *[body(i) for i in range(4)], middle + BODY, *[body(i) for i in range(4)]]
     res = detect_boilerplate(pages)
     assert res.kept[0] == ("My Book",)
-    assert res.counts()["copyright"] == 2
+    assert boilerplate_counts(res.removed)["copyright"] == 2
     assert middle[0] in res.kept[5]
 
 
@@ -150,7 +150,7 @@ def test_empty_input() -> None:
     res = detect_boilerplate([])
     assert res.kept == () and res.removed == ()
     res = detect_boilerplate([[], [""]])
-    assert res.counts()["page_number"] == 0
+    assert boilerplate_counts(res.removed)["page_number"] == 0
 
 
 def test_running_heads_carrying_the_page_number_are_removed() -> None:

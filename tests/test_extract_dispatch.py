@@ -19,6 +19,7 @@ from pipeline.errors import (
 )
 from pipeline.extract import marker
 from pipeline.extract.dispatch import extract_path, sniff
+from pipeline.model import boilerplate_counts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 
@@ -55,8 +56,8 @@ def test_pdf_named_txt_is_read_as_pdf(tmp_path: Path) -> None:
     p = tmp_path / "really-a-pdf.txt"
     p.write_bytes((FIXTURES / "pdflatex-outline.pdf").read_bytes())
     doc = extract_path(p)
-    assert doc.format == "pdf" and doc.metadata["backend"] == "pdfium"
-    assert doc.metadata["backend_reason"].startswith(("auto", "requested"))
+    assert doc.format == "pdf" and doc.info.backend == "pdfium"
+    assert doc.info.extra["backend_reason"].startswith(("auto", "requested"))
 
 
 def test_epub_without_suffix_is_read_as_epub(tmp_path: Path) -> None:
@@ -158,7 +159,7 @@ def test_marker_adapter_pages_outline_boilerplate() -> None:
     conv = FakeConverter()
     doc = marker.read_pdf_marker(FIXTURES / "pdflatex-outline.pdf", converter=conv)
     assert conv.calls == [str(FIXTURES / "pdflatex-outline.pdf")]
-    assert doc.markup == "markdown" and doc.metadata["backend"] == "marker"
+    assert doc.markup == "markdown" and doc.info.backend == "marker"
     assert doc.text.startswith("# A Title\n\nIntro text on page one.")
     assert "Running Head" not in doc.text
     assert "```\n3\n```" in doc.text  # fenced code is never boilerplate
@@ -173,7 +174,7 @@ def test_marker_adapter_pages_outline_boilerplate() -> None:
     assert len(pages) == 5 and pages[0].char_start == 0 and pages[-1].char_end == len(doc.text)
     assert all(a.char_end == b.char_start for a, b in itertools.pairwise(pages))
     assert "Part Two" in doc.text[pages[1].char_start : pages[1].char_end]
-    assert doc.metadata["boilerplate"]["counts"]["running_header"] == 4
+    assert boilerplate_counts(doc.info.boilerplate)["running_header"] == 4
 
 
 def test_split_pages_without_markers() -> None:

@@ -13,6 +13,7 @@ pytest.importorskip("ebooklib")
 
 from pipeline.errors import CorruptFileError, DrmProtectedError
 from pipeline.extract.epub import read_epub
+from pipeline.model import boilerplate_counts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 
@@ -128,11 +129,11 @@ def test_nested_nav_drives_levels_and_chapters(tmp_path: Path) -> None:
     assert [e.title for e in doc.outline][:2] == ["Part One", "First Section"]
     assert all(doc.text[e.char_start or 0 :].startswith("#") for e in doc.outline)
     assert doc.pages == ()
-    assert doc.metadata["title"] == doc.title == "The Test Book"
-    assert doc.metadata["author"] == "Ann Author, Bob Builder"
-    assert doc.metadata["language"] == "en"
-    assert doc.metadata["backend"] == "epub"
-    assert doc.metadata["boilerplate"]["counts"]["toc"] == 1  # the nav document in the spine
+    assert doc.title == "The Test Book"
+    assert doc.info.author == "Ann Author, Bob Builder"
+    assert doc.info.extra["language"] == "en"
+    assert doc.info.backend == "epub"
+    assert boilerplate_counts(doc.info.boilerplate)["toc"] == 1  # the nav document in the spine
     assert "Contents" not in doc.text
 
 
@@ -198,12 +199,12 @@ def test_damaged_epub_is_corrupt(tmp_path: Path) -> None:
 
 def test_real_epub_nested_nav() -> None:
     doc = read_epub(FIXTURES / "childrens-literature.epub")
-    assert doc.metadata["nav_entries"] == 31
+    assert doc.info.extra["nav_entries"] == 31
     heads = _heads(doc.text)
     titles = {t for _, t in heads}
     assert "I. The Rabbi and the Diadem" in titles or "1. The Rabbi and The Diadem" in titles
     assert (1, "SECTION IV FAIRY STORIES—MODERN FANTASTIC TALES") in heads
-    assert doc.metadata["author"].startswith("Charles Madison Curry")
+    assert doc.info.author.startswith("Charles Madison Curry")
 
 
 # --- page-list: EPUB 3 nav and NCX pageList --------------------------------------------------
@@ -331,9 +332,9 @@ def test_page_list_fills_pages(tmp_path: Path, ncx: bool) -> None:
     assert body["5"].startswith("Epsilon text")
     # the printed page number is page boilerplate: gone from the text, counted
     assert "It goes on and Beta" in text and " 2 and" not in text
-    assert doc.metadata["boilerplate"]["counts"]["page_number"] == 1
+    assert boilerplate_counts(doc.info.boilerplate)["page_number"] == 1
     assert not re.search("[\U000f0000-\U000ffffd]", text)
-    assert doc.metadata["page_count"] == 5 and doc.metadata["page_anchors_missing"] == 0
+    assert doc.info.page_count == 5 and doc.info.extra["page_anchors_missing"] == 0
     assert [(e.title, e.page) for e in doc.outline] == [("One", 1), ("Two", 4)]
 
 
@@ -353,8 +354,8 @@ def test_page_list_gives_chunk_pages(tmp_path: Path) -> None:
 def test_real_epub_page_list() -> None:
     doc = read_epub(FIXTURES / "childrens-literature.epub")
     assert len(doc.pages) == 92 and doc.pages[0].label == "169"
-    assert doc.metadata["page_anchors_missing"] == 0
-    assert doc.metadata["boilerplate"]["counts"]["page_number"] > 50
+    assert doc.info.extra["page_anchors_missing"] == 0
+    assert boilerplate_counts(doc.info.boilerplate)["page_number"] > 50
     p = next(pg for pg in doc.pages if pg.label == "219")
     assert doc.text[p.char_start :].startswith("played with my companions")
 

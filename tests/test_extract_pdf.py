@@ -29,7 +29,7 @@ from pipeline.extract.pdf_headings import (  # noqa: E402
     plan_from_fonts,
     plan_from_outline,
 )
-from pipeline.model import Document  # noqa: E402
+from pipeline.model import Document, boilerplate_counts  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 HEADER = "Folio Test Book - Running Header"
@@ -161,7 +161,7 @@ def test_outline_headings_placed_on_their_pages(book_doc: Document) -> None:
         assert entry.char_start is not None
         assert book_doc.text[entry.char_start :].startswith("#")
         assert _page_of(book_doc, entry.char_start) == entry.page
-    assert book_doc.metadata["outline_found"] == 5
+    assert book_doc.info.extra["outline_found"] == 5
 
 
 def test_page_map_is_contiguous_and_complete(book_doc: Document) -> None:
@@ -181,11 +181,11 @@ def test_boilerplate_removed_and_recorded(book_doc: Document) -> None:
     assert HEADER not in text
     assert ". . . ." not in text
     assert not re.search(r"^\d+$", text, re.M)
-    bp = book_doc.metadata["boilerplate"]
-    assert bp["counts"]["running_header"] == 6
-    assert bp["counts"]["page_number"] >= 6
-    assert bp["counts"]["toc"] == 5
-    removed = {(r["page"], r["kind"]) for r in bp["removed"]}
+    counts = boilerplate_counts(book_doc.info.boilerplate)
+    assert counts["running_header"] == 6
+    assert counts["page_number"] >= 6
+    assert counts["toc"] == 5
+    removed = {(r.page, r.kind) for r in book_doc.info.boilerplate}
     assert (3, "running_header") in removed and (2, "toc") in removed
 
 
@@ -195,11 +195,11 @@ def test_paragraphs_dehyphenation_and_metadata(book_doc: Document) -> None:
     assert f"{PARAS[0]}\n\n{PARAS[1]}" in text
     assert "extraordinary amount" in text
     assert "Name Pages Backend" in text or "Name" in text
-    meta = book_doc.metadata
-    assert meta["title"] == "A Book for Testing" and book_doc.title == "A Book for Testing"
-    assert meta["author"] == "Ada Tester"
-    assert meta["page_count"] == 8
-    assert meta["backend"] in ("pdfium", "pypdf") and meta["heading_mode"] == "outline"
+    info = book_doc.info
+    assert book_doc.title == "A Book for Testing"
+    assert info.author == "Ada Tester"
+    assert info.page_count == 8
+    assert info.backend in ("pdfium", "pypdf") and book_doc.heading_mode == "outline"
     assert text.endswith("\n") and not text.endswith("\n\n")
 
 
@@ -220,11 +220,12 @@ def test_bookmarkless_pdf_uses_fonts(tmp_path: Path) -> None:
     path.write_bytes(make_book_pdf(outline=False))
     doc = read_pdf(path, workers=1)
     assert doc.heading_mode == "fonts"
-    assert doc.metadata["outline_entries"] == 0
+    assert doc.info.extra["outline_entries"] == 0
 
 
 def test_parallel_extraction_gives_the_same_document(book: Path, book_doc: Document) -> None:
-    doc = read_pdf(book, workers=2, layer=book_doc.metadata["backend"])
+    layer: TextLayer = "pypdf" if book_doc.info.backend == "pypdf" else "pdfium"
+    doc = read_pdf(book, workers=2, layer=layer)
     assert doc.text == book_doc.text
     assert doc.pages == book_doc.pages
 
@@ -261,7 +262,7 @@ def test_encrypted_with_empty_user_password_opens(tmp_path: Path, algorithm: str
     path = tmp_path / "enc.pdf"
     path.write_bytes(_encrypted(algorithm, ""))
     doc = read_pdf(path, workers=1)
-    assert doc.metadata["encrypted"] is True
+    assert doc.info.extra["encrypted"] is True
     assert PARAS[0] in doc.text
 
 
@@ -331,14 +332,14 @@ def test_real_pdflatex_outline() -> None:
     for got, want in zip(doc.outline, truth, strict=True):
         assert got.title.endswith(want["title"])
         assert got.page == want["page"] + 1
-    assert doc.metadata["boilerplate"]["counts"]["toc"] == 9
-    assert doc.metadata["boilerplate"]["counts"]["page_number"] == 4
+    assert boilerplate_counts(doc.info.boilerplate)["toc"] == 9
+    assert boilerplate_counts(doc.info.boilerplate)["page_number"] == 4
     assert "Hello, here is some text without a meaning." in doc.text
 
 
 def test_real_kaobook_report_glyph_digits_and_outline() -> None:
     doc = read_pdf(FIXTURES / "kaobook-minimal-report.pdf")
-    assert doc.metadata["outline_found"] == 4
+    assert doc.info.extra["outline_found"] == 4
     assert "# 1. Introduction" in doc.text
     assert "/two.prop" not in doc.text
     assert doc.title == "Template for a Kao Report (or Handout)"

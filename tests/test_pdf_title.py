@@ -101,7 +101,7 @@ def test_filing_number_title_becomes_the_cover_registrant(tmp_path: Path) -> Non
     path = _write(tmp_path / "BESTBUY_2023_10K.pdf", "0000764478-23-000006", COVER)
     doc = read_pdf(path, workers=1)
     assert doc.title == "BEST BUY CO., INC. — Form 10-K FY2023"
-    assert doc.metadata["metadata_title"] == "0000764478-23-000006"
+    assert doc.info.extra["metadata_title"] == "0000764478-23-000006"
 
 
 def test_cover_title_gets_the_file_stem_when_it_lacks_its_words(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def test_pdfium_and_pypdf_layers_agree_on_structure(name: str) -> None:
     path = FIXTURES / name
     a = read_pdf(path, workers=1, layer="pdfium")
     b = read_pdf(path, workers=1, layer="pypdf")
-    assert a.metadata["backend"] == "pdfium" and b.metadata["backend"] == "pypdf"
+    assert a.info.backend == "pdfium" and b.info.backend == "pypdf"
     assert [(e.level, e.title, e.page) for e in a.outline] == [
         (e.level, e.title, e.page) for e in b.outline
     ]
@@ -60,7 +60,7 @@ def test_a_pdf_pdfium_cannot_open_falls_back_to_pypdf(
     path.write_bytes(b"x" * 1100 + (FIXTURES / "pdflatex-outline.pdf").read_bytes())
     with caplog.at_level("WARNING", logger="folio.extract"):
         doc = read_pdf(path, workers=1, layer="pdfium")
-    assert doc.metadata["backend"] == "pypdf"
+    assert doc.info.backend == "pypdf"
     assert "using pypdf's text layer" in caplog.text and str(path) in caplog.text
     reference = read_pdf(FIXTURES / "pdflatex-outline.pdf", workers=1, layer="pypdf")
     assert doc.text == reference.text

@@ -19,12 +19,9 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
 
+from ..model import BoilerplateKind, RemovedLine
 from ..text.furniture import DOT_LEADER, ROMAN, is_page_number
-
-BoilerplateKind = Literal["page_number", "running_header", "toc", "index", "copyright"]
-KINDS: tuple[BoilerplateKind, ...] = ("page_number", "running_header", "toc", "index", "copyright")
 
 EDGE_LINES = 2  # non-empty lines at the top and at the bottom of a page that count as edges
 MIN_REPEAT_PAGES = 4  # a running header is on more than three pages
@@ -65,14 +62,6 @@ _SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
-class RemovedLine:
-    page: int  # 1-based page number
-    line: int  # 0-based index in that page's line list
-    kind: BoilerplateKind
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
 class BoilerplateResult:
     """Which lines of which pages are boilerplate, and the lines that remain."""
 
@@ -80,29 +69,11 @@ class BoilerplateResult:
     kept_indices: tuple[tuple[int, ...], ...]
     removed: tuple[RemovedLine, ...]
 
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = dict.fromkeys(KINDS, 0)
-        for r in self.removed:
-            out[r.kind] += 1
-        return out
-
     def removed_set(self) -> frozenset[tuple[int, int]]:
         """``(page, line)`` pairs removed, page 1-based."""
-        return frozenset((r.page, r.line) for r in self.removed)
-
-    def to_metadata(self) -> dict[str, Any]:
-        return {
-            "counts": self.counts(),
-            "removed": [
-                {"page": r.page, "line": r.line, "kind": r.kind, "text": r.text}
-                for r in self.removed
-            ],
-        }
-
-
-def empty_record() -> dict[str, Any]:
-    """The ``metadata["boilerplate"]`` value of a document with nothing removed."""
-    return {"counts": dict.fromkeys(KINDS, 0), "removed": []}
+        return frozenset(
+            (r.page, r.line) for r in self.removed if r.page is not None and r.line is not None
+        )
 
 
 def normalize_repeated(line: str) -> str:
@@ -309,12 +280,4 @@ def _split(pages: Sequence[Sequence[str]], kind_of: Marks) -> BoilerplateResult:
     return BoilerplateResult(kept=tuple(kept), kept_indices=tuple(kept_idx), removed=tuple(removed))
 
 
-__all__ = [
-    "KINDS",
-    "BoilerplateKind",
-    "BoilerplateResult",
-    "RemovedLine",
-    "detect_boilerplate",
-    "empty_record",
-    "normalize_repeated",
-]
+__all__ = ["BoilerplateResult", "detect_boilerplate", "normalize_repeated"]

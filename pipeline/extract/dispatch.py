@@ -146,9 +146,8 @@ def _extract_pdf(p: Path, src: str, backend: str, use_outline: bool) -> Document
         layer: TextLayer = "pypdf" if chosen == "pypdf" else "pdfium"
         log.info("%s: PDF backend %s (%s)", src, layer, reason)
         doc = read_pdf(p, use_outline=use_outline, layer=layer)
-    meta = dict(doc.metadata)
-    meta["backend_reason"] = reason
-    return dataclasses.replace(doc, metadata=meta)
+    extra = {**doc.info.extra, "backend_reason": reason}
+    return dataclasses.replace(doc, info=dataclasses.replace(doc.info, extra=extra))
 
 
 __all__ = ["PDF_BACKENDS", "SUPPORTED_SUFFIXES", "extract_path", "sniff"]

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorruptFileError, EmptyDocumentError
-from ..model import Document, HeadingMode, OutlineEntry, Page
+from ..model import Document, HeadingMode, OutlineEntry, Page, RemovedLine, SourceInfo
 from ..text.titles import norm_title, plain_title
-from .boilerplate import empty_record
 from .epub_headings import BookOut, MdBlock
 from .epub_nav import Nav, NavEntry, read_nav
 from .epub_pages import mark_pages, page_map, take_marks
@@ -199,24 +198,13 @@ def _paged_outline(
     )
 
 
-def _boilerplate(nav_item: Any, in_spine: bool, printed_numbers: list[str]) -> dict[str, Any]:
-    boiler = empty_record()
-    if in_spine:
-        boiler["counts"]["toc"] = 1
-        boiler["removed"].append(
-            {
-                "page": None,
-                "line": None,
-                "kind": "toc",
-                "text": f"navigation document {nav_item.get_name() if nav_item else ''}",
-            }
-        )
-    if printed_numbers:
-        boiler["counts"]["page_number"] = len(printed_numbers)
-        boiler["removed"].extend(
-            {"page": None, "line": None, "kind": "page_number", "text": t} for t in printed_numbers
-        )
-    return boiler
+def _boilerplate(
+    nav_item: Any, in_spine: bool, printed_numbers: list[str]
+) -> tuple[RemovedLine, ...]:
+    """The navigation document when the spine holds it, and printed page numbers."""
+    nav = f"navigation document {nav_item.get_name() if nav_item else ''}"
+    toc = (RemovedLine(None, None, "toc", nav),) if in_spine else ()
+    return toc + tuple(RemovedLine(None, None, "page_number", t) for t in printed_numbers)
 
 
 def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
@@ -244,8 +232,7 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
     )
     mode: HeadingMode = "outline" if use_nav and nav.entries else "markdown"
     in_spine = nav_item is not None and any(idref == nav_item.id for idref, _ in book.spine)
-    metadata = _book_meta(book, titles, title) | {
-        "page_count": len(pages) if pages else None,
+    extra = _book_meta(book, titles) | {
         "page_list_source": nav.page_list_source,
         "page_list_entries": len(nav.page_list),
         "page_anchors_missing": (
@@ -255,10 +242,14 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
         "missing_files": missing_files,
         "nav_entries": len(nav.entries),
         "nav_source": nav.source,
-        "backend": "epub",
-        "heading_mode": mode,
-        "boilerplate": _boilerplate(nav_item, in_spine, printed_numbers),
     }
+    info = SourceInfo(
+        backend="epub",
+        author=", ".join(_meta(book, "creator")),
+        page_count=len(pages) if pages else None,
+        boilerplate=_boilerplate(nav_item, in_spine, printed_numbers),
+        extra=extra,
+    )
     return Document(
         text=text + "\n",
         source=src,
@@ -268,16 +259,14 @@ def read_epub(path: str | Path, *, use_nav: bool = True) -> Document:
         heading_mode=mode,
         pages=pages,
         outline=_paged_outline(assembled.outline, pages),
-        metadata=metadata,
+        info=info,
     )
 
 
-def _book_meta(book: Any, titles: list[str], title: str) -> dict[str, Any]:
-    """The Dublin Core fields of the package document."""
+def _book_meta(book: Any, titles: list[str]) -> dict[str, Any]:
+    """The Dublin Core fields of the package document (the author is typed apart)."""
     return {
-        "title": title,
         "subtitle": titles[1] if len(titles) > 1 else "",
-        "author": ", ".join(_meta(book, "creator")),
         "language": (_meta(book, "language") or [""])[0],
         "publisher": (_meta(book, "publisher") or [""])[0],
         "identifier": (_meta(book, "identifier") or [""])[0],

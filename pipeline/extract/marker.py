@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EmptyDocumentError, MarkerUnavailableError
-from ..model import Document, OutlineEntry, Page
+from ..model import Document, OutlineEntry, Page, SourceInfo
 from .boilerplate import detect_boilerplate
 
 log = logging.getLogger("folio.extract")
@@ -174,14 +174,7 @@ def document_from_marker(
         heading_mode="markdown",
         pages=page_map,
         outline=outline,
-        metadata={
-            "title": title,
-            "author": "",
-            "page_count": n_pages,
-            "backend": "marker",
-            "heading_mode": "markdown",
-            "boilerplate": bp.to_metadata(),
-        },
+        info=SourceInfo("marker", page_count=n_pages, boilerplate=bp.removed),
     )
 
 

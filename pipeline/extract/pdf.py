@@ -27,7 +27,7 @@ from ..errors import (
     NoTextLayerError,
 )
 from ..limits import die_with_parent
-from ..model import Document, HeadingMode, OutlineEntry, Page
+from ..model import Document, HeadingMode, OutlineEntry, Page, SourceInfo
 from ..text.heading_lines import find_headings
 from .boilerplate import BoilerplateResult, detect_boilerplate
 from .gfm import pipe_table
@@ -536,7 +536,6 @@ def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan:
 
 # the information dictionary's descriptive entries, in the order the metadata lists them
 _INFO_FIELDS = (
-    ("author", "/Author"),
     ("subject", "/Subject"),
     ("keywords", "/Keywords"),
     ("creator", "/Creator"),
@@ -575,23 +574,19 @@ def read_pdf(
     text, page_map, outline = assemble(kept, heads.plan, n_pages, _page_labels(reader, n_pages))
     if not text.strip():
         raise EmptyDocumentError(src, "no text left after removing page boilerplate")
-    info = _info(reader)
-    meta_title = _metadata_str(info, "/Title")
+    fields = _info(reader)
+    meta_title = _metadata_str(fields, "/Title")
     title = pdf_title(meta_title, read.pages[:2], p.stem)
-    metadata: dict[str, Any] = {
-        "title": title,
+    extra: dict[str, Any] = {
         "metadata_title": meta_title,
-        **{name: _metadata_str(info, key) for name, key in _INFO_FIELDS},
-        "page_count": n_pages,
-        "backend": read.layer,
-        "heading_mode": heads.mode,
+        **{name: _metadata_str(fields, key) for name, key in _INFO_FIELDS},
         "outline_entries": heads.outline_entries,
         "outline_found": heads.plan.found if heads.mode == "outline" else None,
         "encrypted": bool(reader.is_encrypted),
-        "boilerplate": bp.to_metadata(),
     }
     if read.failed:
-        metadata["damaged_pages"] = [n for n, _ in read.failed]
+        extra["damaged_pages"] = [n for n, _ in read.failed]
+    info = SourceInfo(read.layer, _metadata_str(fields, "/Author"), n_pages, bp.removed, extra)
     return Document(
         text=text + "\n",
         source=src,
@@ -601,7 +596,7 @@ def read_pdf(
         heading_mode=heads.mode,
         pages=_extend_last(page_map, len(text) + 1),
         outline=outline,
-        metadata=metadata,
+        info=info,
     )
 
 
