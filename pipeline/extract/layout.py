@@ -13,6 +13,7 @@ import re
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 LIGATURES = str.maketrans(
@@ -57,6 +58,20 @@ class Line(NamedTuple):
     # (x, text) of each horizontally separate run of the line, when it has two or more:
     # the evidence for table columns
     cells: tuple[tuple[float, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PageFailure:
+    """A page that could not be read, and why: the file's other pages are kept."""
+
+    reason: str
+
+    @classmethod
+    def of(cls, exc: Exception) -> PageFailure:
+        return cls(f"{type(exc).__name__}: {exc}")
+
+
+PageLines = list[Line] | PageFailure  # one page as read: its lines, or why it failed
 
 
 _GLYPH_DIGITS = {

@@ -34,6 +34,8 @@ from .gfm import pipe_table
 from .layout import (
     Line,
     LineCollector,
+    PageFailure,
+    PageLines,
     PageStats,
     continues,
     join_pair,
@@ -128,7 +130,7 @@ def _page_has_images(page: Any) -> bool:
 def _extract_range(
     path: str, password: str | None, start: int, stop: int, layer: TextLayer = "pdfium"
 ) -> RangeRead:
-    """Worker: lines of pages ``start..stop``; an error message in place of a bad page."""
+    """Worker: lines of pages ``start..stop``; a ``PageFailure`` in place of a bad page."""
     if layer == "pdfium":
         return _pdfium_range(Path(path), password, start, stop)
     reader = open_reader(Path(path), password)
@@ -143,18 +145,18 @@ def _pdfium_range(
     try:
         doc = open_document(path, password)
     except Exception as exc:  # pypdf opened it: PDFium's view of a damaged file differs
-        return RangeRead([f"{type(exc).__name__}: {exc}"] * (stop - start), None)
+        return RangeRead([PageFailure.of(exc)] * (stop - start), None)
     try:
         return pages_lines(doc, start, stop, symbols=symbols)
     finally:
         doc.close()
 
 
-def _extract_one(reader: Any, i: int) -> list[Line] | str:
+def _extract_one(reader: Any, i: int) -> PageLines:
     try:
         return _page_lines(reader.pages[i])
     except Exception as exc:
-        return f"{type(exc).__name__}: {exc}"
+        return PageFailure.of(exc)
 
 
 def default_workers(n_pages: int) -> int:
@@ -188,8 +190,8 @@ def extract_lines(
     workers: int | None = None,
     password: str | None = None,
     layer: TextLayer = "pdfium",
-) -> list[list[Line] | str]:
-    """Lines of every page, in order; a page that failed gives its error message instead."""
+) -> list[PageLines]:
+    """Lines of every page, in order; a page that failed gives a ``PageFailure``."""
     n = len(reader.pages)
     if workers is None:
         workers = default_workers(n)
@@ -222,11 +224,11 @@ def extract_lines(
 
 def _as_read_in_order(
     ranges: list[tuple[int, int]], reads: list[RangeRead], read: Callable[..., RangeRead]
-) -> list[list[Line] | str]:
+) -> list[PageLines]:
     """The pages as one process reading them in order gives them, whatever the number of
     workers: a range read apart did not know that an earlier page had shown a math-symbol
     font, so its pages up to its own first such page are read again as after one."""
-    out: list[list[Line] | str] = []
+    out: list[PageLines] = []
     seen = False
     for (a, b), got in zip(ranges, reads, strict=True):
         pages = got.pages
@@ -603,7 +605,7 @@ def read_pdf(
 @dataclass(frozen=True, slots=True)
 class _PagesRead:
     pages: list[list[Line]]  # a damaged page has no lines
-    failed: list[tuple[int, str]]  # (1-based page number, error) of each damaged page
+    failed: list[tuple[int, PageFailure]]  # (1-based page number, why) of each damaged page
     layer: TextLayer  # the text layer that read them
 
 
@@ -613,18 +615,21 @@ def _read_pages(
     """Every page's lines; an error when no page could be read."""
     src = str(path)
     results = extract_lines(path, reader, workers=workers, password=password, layer=layer)
-    if layer == "pdfium" and all(isinstance(r, str) for r in results):
+    if layer == "pdfium" and all(isinstance(r, PageFailure) for r in results):
         # PDFium could not read a file pypdf opened (damage they tolerate differently):
         # pypdf's own text layer is the fallback, and the metadata says so.
-        log.warning("%s: PDFium read no page (%s); using pypdf's text layer", src, results[0])
+        first = results[0]
+        why = first.reason if isinstance(first, PageFailure) else ""
+        log.warning("%s: PDFium read no page (%s); using pypdf's text layer", src, why)
         layer = "pypdf"
         results = extract_lines(path, reader, workers=workers, password=password, layer=layer)
-    failed = [(i + 1, r) for i, r in enumerate(results) if isinstance(r, str)]
+    failed = [(i + 1, r) for i, r in enumerate(results) if isinstance(r, PageFailure)]
     pages: list[list[Line]] = [r if isinstance(r, list) else [] for r in results]
     if failed and len(failed) == len(reader.pages):
-        raise CorruptFileError(src, f"no page could be read ({failed[0][1]})")
+        raise CorruptFileError(src, f"no page could be read ({failed[0][1].reason})")
     if failed:
-        log.warning("%s: %d damaged page(s) skipped: %s", src, len(failed), failed[:3])
+        some = [(n, f.reason) for n, f in failed[:3]]
+        log.warning("%s: %d damaged page(s) skipped: %s", src, len(failed), some)
     return _PagesRead(pages, failed, layer)
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .layout import _BOLD_NAME, _MONO_NAME, Line, clean_text
+from .layout import _BOLD_NAME, _MONO_NAME, Line, PageFailure, PageLines, clean_text
 
 _VP, _INT, _DBL = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 _BREAK = re.compile("\r?\n|[\ufffe\x02]")  # line breaks, and PDFium's hyphen markers
@@ -118,11 +118,11 @@ class Fonts:
 
 @dataclass(frozen=True, slots=True)
 class RangeRead:
-    """Pages read in order by one process: their lines (an error message for a page that
-    cannot be read) and the first page from which runs were read per character (a
+    """Pages read in order by one process: their lines (or why a page could not be read)
+    and the first page from which runs were read per character (a
     math-symbol font seen on it or before it), ``None`` when none was."""
 
-    pages: list[list[Line] | str]
+    pages: list[PageLines]
     symbols_from: int | None
 
 
@@ -386,22 +386,22 @@ def open_document(path: Path, password: str | None = None) -> Any:
 
 
 def pages_lines(doc: Any, start: int, stop: int, *, symbols: bool = False) -> RangeRead:
-    """Lines of pages ``start..stop`` of an open ``PdfDocument``; an error message in
+    """Lines of pages ``start..stop`` of an open ``PdfDocument``, a ``PageFailure`` in
     place of a page that cannot be read. ``symbols``: read as after a page that showed a
     math-symbol font."""
     fonts = Fonts(symbols)
-    out: list[list[Line] | str] = []
+    out: list[PageLines] = []
     first = start if symbols else None
     for i in range(start, stop):
         try:
             page = doc[i]
         except Exception as exc:
-            out.append(f"{type(exc).__name__}: {exc}")
+            out.append(PageFailure.of(exc))
             continue
         try:
             out.append(page_lines(page, fonts))
         except Exception as exc:
-            out.append(f"{type(exc).__name__}: {exc}")
+            out.append(PageFailure.of(exc))
         finally:
             page.close()
         if first is None and fonts.symbols:
