@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
-from .cli_common import ConsoleLog, DefaultsShown, config_option
+from .cli_common import ConsoleLog, DefaultsShown, add_command, config_option
 from .config import OVERLAPS, PRESETS, ChunkConfig
 from .config_files import load_config
 from .errors import FolioError, LockBusy
@@ -35,6 +35,12 @@ def _config(args: argparse.Namespace) -> ChunkConfig:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
+    """Chunk files or folders into sections and snippets.
+
+    Chunk files (pdf, epub, md, mdx, markdown, txt) or whole folders, recursively.
+    JSONL goes to stdout, one object per chunk; errors go to stderr and the exit
+    code is 1 when any file failed.
+    """
     config = _config(args)
     files, problems = discover(args.paths)
     for problem in problems:
@@ -86,6 +92,11 @@ def _print_table(chunks: Sequence[Chunk]) -> None:
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
+    """Print the normalized text that chunk offsets index into.
+
+    Print the normalized text of FILE (headings as ATX lines); with --json also its
+    pages, outline and metadata.
+    """
     doc = extract_file(args.file, pdf_backend=args.pdf_backend, use_outline=not args.no_outline)
     if not args.json:
         # Piped, this is the text chunk offsets index into: exact. On a terminal, safe.
@@ -115,6 +126,14 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_outline(args: argparse.Namespace) -> int:
+    """Print the heading tree of files, or of an indexed document.
+
+    Print each FILE's heading tree as the chunker reads it, with page ranges and the
+    number of sections and snippets under each heading, to check a book before
+    ingesting it. Given an indexed document instead (its doc_id, a unique prefix as
+    `folio docs` shows it, or its path), print its stored sections in order with
+    their ids.
+    """
     if len(args.files) == 1 and not Path(args.files[0]).exists():
         # Not a file here: a document of the library (doc_id, its prefix, its path).
         from .cli_read import print_library_outline
@@ -174,15 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    chunk = sub.add_parser(
-        "chunk",
-        parents=[config_option()],
-        help="chunk files or folders into sections and snippets",
-        description="Chunk files (pdf, epub, md, mdx, markdown, txt) or whole folders, "
-        "recursively. "
-        "JSONL goes to stdout, one object per chunk; errors go to stderr and the exit code "
-        "is 1 when any file failed.",
-    )
+    chunk = add_command(sub, cmd_chunk, parents=[config_option()])
     chunk.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     chunk.add_argument(
         "--format",
@@ -191,16 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="jsonl (one object per chunk) or a human-readable table",
     )
     _chunk_options(chunk)
-    chunk.set_defaults(func=cmd_chunk)
 
-    extract = sub.add_parser(
-        "extract",
-        help="print the normalized text that chunk offsets index into",
-        description="Print the normalized text of FILE (headings as ATX lines); with "
-        "--json also its pages, outline and metadata.",
-    )
+    extract = add_command(sub, cmd_extract, json="structured output")
     extract.add_argument("file", metavar="FILE", help="a pdf, epub, md, mdx, markdown or txt file")
-    extract.add_argument("--json", action="store_true", help="structured output")
     extract.add_argument(
         "--pdf-backend",
         choices=("auto", "pdfium", "pypdf", "marker"),
@@ -213,25 +217,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="ignore PDF bookmarks / EPUB nav (to measure fallback headings)",
     )
-    extract.set_defaults(func=cmd_extract)
 
-    outline = sub.add_parser(
-        "outline",
-        parents=[config_option()],
-        help="print the heading tree of files, or of an indexed document",
-        description="Print each FILE's heading tree as the chunker reads it, with page "
-        "ranges and the number of sections and snippets under each heading, to check a "
-        "book before ingesting it. Given an indexed document instead (its doc_id, a "
-        "unique prefix as `folio docs` shows it, or its path), print its stored sections "
-        "in order with their ids.",
-    )
+    outline = add_command(sub, cmd_outline, parents=[config_option()], json="structured output")
     outline.add_argument("files", nargs="+", metavar="FILE", help="files, or one indexed DOC")
-    outline.add_argument("--json", action="store_true", help="structured output")
     outline.add_argument(
         "--no-outline", action="store_true", help="ignore PDF bookmarks / EPUB nav"
     )
     _chunk_options(outline)
-    outline.set_defaults(func=cmd_outline)
 
     from .cli_config import add_config
     from .cli_index import add_commands

@@ -4,12 +4,13 @@ progress and logs), the library, JSON output, and the help format."""
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich.console import Console
 
@@ -35,6 +36,33 @@ def print_json(value: Any) -> None:
     data = asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
     json.dump(data, sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"  # folio's subparsers
+
+
+def add_command(
+    sub: Commands,
+    func: Callable[[argparse.Namespace], int],
+    *,
+    parents: Sequence[argparse.ArgumentParser] = (),
+    json: str | None = None,
+) -> argparse.ArgumentParser:
+    """The subcommand ``func`` runs (``cmd_NAME`` gives ``folio NAME``): the first line
+    of its docstring is its line in ``folio --help``, the rest its own help; ``json``:
+    the help of its ``--json`` flag, when it has one."""
+    summary, _, description = inspect.cleandoc(func.__doc__ or "").partition("\n\n")
+    name = func.__name__.removeprefix("cmd_")
+    p = sub.add_parser(
+        name,
+        parents=list(parents),
+        help=summary[:1].lower() + summary[1:].rstrip("."),
+        description=" ".join(description.split()),
+    )
+    if json is not None:
+        p.add_argument("--json", action="store_true", help=json)
+    p.set_defaults(func=func)
+    return p
 
 
 def config_option() -> argparse.ArgumentParser:

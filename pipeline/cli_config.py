@@ -7,8 +7,7 @@ import dataclasses
 import os
 
 from . import config_files
-from .cli_common import config_option, out, print_json
-from .config import PRESETS
+from .cli_common import Commands, add_command, config_option, out, print_json
 from .config_files import ConfigFiles
 from .index.settings import folio_home, load_server_settings
 from .index.vectors import MODEL_ENV, model_dir
@@ -71,6 +70,13 @@ def _dense(files: ConfigFiles) -> dict[str, tuple[object, str]]:
 
 
 def cmd_config(args: argparse.Namespace) -> int:
+    """Show the settings in force and where each came from.
+
+    Settings come from the user config directory's folio.yaml, then ./folio.yaml, then the
+    file named by --config or $FOLIO_CONFIG (later wins), then environment variables and
+    flags. `folio config show` prints every setting in force with its source (the chunk
+    presets are small, medium and large).
+    """
     files = config_files.read(None)
     home = "$FOLIO_HOME" if os.environ.get("FOLIO_HOME") else "default (user data directory)"
     shown: dict[str, tuple[object, str]] = {"home": (str(folio_home()), home)}
@@ -94,16 +100,6 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_config(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "config",
-        parents=[config_option()],
-        help="show the settings in force and where each came from",
-        description="Settings come from the user config directory's folio.yaml, then "
-        "./folio.yaml, then the file named by --config or $FOLIO_CONFIG (later wins), "
-        "then environment variables and flags. `folio config show` prints every "
-        f"setting in force with its source. Presets: {', '.join(PRESETS)}.",
-    )
+def add_config(sub: Commands) -> None:
+    p = add_command(sub, cmd_config, parents=[config_option()], json="settings and sources as JSON")
     p.add_argument("action", choices=("show",), help="show: print the settings in force")
-    p.add_argument("--json", action="store_true", help="settings and sources as JSON")
-    p.set_defaults(func=cmd_config)

@@ -16,7 +16,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .cli_common import at_least, config_option, err, open_library, out, print_json
+from .cli_common import (
+    Commands,
+    add_command,
+    at_least,
+    config_option,
+    err,
+    open_library,
+    out,
+    print_json,
+)
 from .cli_read import add_read_commands
 from .config import OVERLAPS, PRESETS
 from .config_files import load_config
@@ -30,6 +39,12 @@ from .terminal import markup
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    """Ingest files and folders into the search index.
+
+    Extract, chunk and index files and folders (recursively). Unchanged files are
+    skipped, changed ones replaced; a bad file is reported and the rest ingested
+    (exit code 1 if any failed).
+    """
     config = load_config(args.config, {"preset": args.preset, "overlap": args.overlap})
     if not args.prune:
         _refuse_nothing_to_read(args.paths)
@@ -128,6 +143,11 @@ def _print_report(report: Report) -> None:
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
+    """Remove a document from the index.
+
+    Remove a document and every chunk of it from the index. DOC is its doc_id, its
+    first characters (unique among the documents) or its file's path.
+    """
     # Looked up under the library lock: an ingest under way may be adding it.
     try:
         removed = open_library(args).delete(args.doc, wait=args.wait)
@@ -139,6 +159,11 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_server(args: argparse.Namespace) -> int:
+    """Start, stop or check the embedded Typesense server.
+
+    The Typesense server Folio runs under $FOLIO_HOME when no TYPESENSE_URL or
+    typesense: config names one. Commands start it when they need it.
+    """
     if args.action == "start":
         started = server.start()
         home = markup(str(started.home))
@@ -154,6 +179,11 @@ def cmd_server(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve search and retrieval to agents over MCP (stdio).
+
+    An MCP server on stdio with tools search, retrieve, get_section, get_outline and
+    list_documents, using a search-only key.
+    """
     from .mcp_server import serve
 
     serve(args.config)
@@ -161,12 +191,17 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
+    """Rebuild collections as a new version, swap the aliases.
+
+    Copy each collection into its next version and point the alias at it, under the
+    library lock: how a schema change reaches an existing library.
+    """
     for name, old, new in open_library(args).reindex(wait=args.wait):
         err.print(f"{name}: {old} -> {new}")
     return 0
 
 
-def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_commands(sub: Commands) -> None:
     common = config_option()
     waiting = argparse.ArgumentParser(add_help=False)
     waiting.add_argument(
@@ -181,56 +216,22 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     _add_ingest(sub, [common, waiting])
     add_read_commands(sub, common)
 
-    p = sub.add_parser(
-        "delete",
-        parents=[waiting, common],
-        help="remove a document from the index",
-        description="Remove a document and every chunk of it from the index. DOC is its "
-        "doc_id, its first characters (unique among the documents) or its file's path.",
-    )
+    p = add_command(sub, cmd_delete, parents=[waiting, common])
     p.add_argument("doc", metavar="DOC", help="doc_id, a unique prefix of it, or a path")
-    p.set_defaults(func=cmd_delete)
 
-    p = sub.add_parser(
-        "reindex",
-        parents=[waiting, common],
-        help="rebuild collections as a new version, swap the aliases",
-        description="Copy each collection into its next version and point the alias at "
-        "it, under the library lock: how a schema change reaches an existing library.",
-    )
-    p.set_defaults(func=cmd_reindex)
+    p = add_command(sub, cmd_reindex, parents=[waiting, common])
 
-    p = sub.add_parser(
-        "mcp",
-        parents=[common],
-        help="serve search and retrieval to agents over MCP (stdio)",
-        description="An MCP server on stdio with tools search, retrieve, "
-        "get_section, get_outline and list_documents, using a search-only key.",
-    )
-    p.set_defaults(func=cmd_mcp)
+    p = add_command(sub, cmd_mcp, parents=[common])
 
-    p = sub.add_parser(
-        "server",
-        help="start, stop or check the embedded Typesense server",
-        description="The Typesense server Folio runs under $FOLIO_HOME when no "
-        "TYPESENSE_URL or typesense: config names one. Commands start it when they need it.",
-    )
+    p = add_command(sub, cmd_server)
     p.add_argument("action", choices=("start", "stop", "status"), help="start, stop or status")
-    p.set_defaults(func=cmd_server)
 
 
 def _add_ingest(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    sub: Commands,
     parents: list[argparse.ArgumentParser],
 ) -> None:
-    p = sub.add_parser(
-        "ingest",
-        parents=parents,
-        help="ingest files and folders into the search index",
-        description="Extract, chunk and index files and folders (recursively). "
-        "Unchanged files are skipped, changed ones replaced; a bad file is "
-        "reported and the rest ingested (exit code 1 if any failed).",
-    )
+    p = add_command(sub, cmd_ingest, parents=parents, json="print the summary as JSON")
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
     p.add_argument(
         "--prune",
@@ -267,8 +268,6 @@ def _add_ingest(
         metavar="MB",
         help=f"address space per worker process (default {DEFAULT_MAX_MEMORY_MB}; 0: no limit)",
     )
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
-    p.set_defaults(func=cmd_ingest)
 
 
 PRESET_HELP = (

@@ -7,7 +7,7 @@ import argparse
 import math
 import sys
 
-from .cli_common import at_least, err, open_library, out, print_json
+from .cli_common import Commands, add_command, at_least, err, open_library, out, print_json
 from .errors import FolioError, RetrievalError
 from .facade import Library
 from .index import server
@@ -61,6 +61,11 @@ def _refuse_empty(lib: Library) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    """Search the index with facets.
+
+    Keyword search (typo tolerant) over headings and text, with facet counts for
+    content hints, tiers, documents and formats.
+    """
     lib = _library(args)
     result = lib.search(args.query, _filters(lib, args), page=args.page, per_page=args.per_page)
     if result.found == 0:
@@ -107,6 +112,12 @@ def _print_hit(h: Hit) -> None:
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
+    """Context for an agent: the best sections, cited, within a token budget.
+
+    Rank snippets for QUERY and return the sections around the best ones, cut to fit
+    the token budget, each with its citation (breadcrumb, file, pages). Markdown on
+    stdout; --json gives the agent format.
+    """
     lib = _library(args)
     ctx = lib.retrieve(args.query, args.budget, _filters(lib, args), mode=args.mode)
     if not ctx.items:
@@ -122,6 +133,11 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    """Print a section or snippet by id, with its citation.
+
+    Print the section or snippet with this id (as search and retrieve show it), its
+    citation (breadcrumb, file, pages) and its neighbours' ids.
+    """
     shown = _library(args).show(args.id)
     if args.json:
         print_json(shown)
@@ -142,6 +158,12 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_docs(args: argparse.Namespace) -> int:
+    """List indexed documents with counts and status.
+
+    List every indexed file: the first 12 characters of its doc_id (enough for
+    --doc, delete and outline), status, format, pages, sections, snippets, title and
+    path.
+    """
     found = [] if _never_started(args) else open_library(args).documents()
     docs = sorted(found, key=lambda d: d.path)
     if args.json:
@@ -172,6 +194,11 @@ def _doc_json(d: DocumentInfo) -> dict[str, object]:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    """Server, collections and counts.
+
+    Where the library lives (home, server), the collections behind its aliases, and
+    how many files and chunks it holds. Does not start the embedded server.
+    """
     settings = load_server_settings(args.config)
     info: dict[str, object] = {"home": str(folio_home())}
     if settings.embedded:
@@ -274,16 +301,10 @@ def add_filters(p: argparse.ArgumentParser) -> None:
 
 
 def add_read_commands(
-    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    sub: Commands,
     common: argparse.ArgumentParser,
 ) -> None:
-    p = sub.add_parser(
-        "search",
-        parents=[common],
-        help="search the index with facets",
-        description="Keyword search (typo tolerant) over headings and text, with facet "
-        "counts for content hints, tiers, documents and formats.",
-    )
+    p = add_command(sub, cmd_search, parents=[common], json="hits, counts and facets as JSON")
     p.add_argument("query", metavar="QUERY", help="a few keywords")
     add_filters(p)
     p.add_argument("--tier", help=f"only this tier: {', '.join(TIERS)}")
@@ -291,16 +312,9 @@ def add_read_commands(
     p.add_argument(
         "--per-page", type=at_least(1, int), default=10, help="results per page (at most 250)"
     )
-    p.add_argument("--json", action="store_true", help="hits, counts and facets as JSON")
-    p.set_defaults(func=cmd_search)
 
-    p = sub.add_parser(
-        "retrieve",
-        parents=[common],
-        help="context for an agent: the best sections, cited, within a token budget",
-        description="Rank snippets for QUERY and return the sections around the best "
-        "ones, cut to fit the token budget, each with its citation (breadcrumb, file, "
-        "pages). Markdown on stdout; --json gives the agent format.",
+    p = add_command(
+        sub, cmd_retrieve, parents=[common], json="the agent format: items with citations"
     )
     p.add_argument("query", metavar="QUERY", help="the question, in words")
     p.add_argument(
@@ -318,38 +332,10 @@ def add_read_commands(
         "hybrid when the dense extra is installed, else lexical",
     )
     add_filters(p)
-    p.add_argument("--json", action="store_true", help="the agent format: items with citations")
-    p.set_defaults(func=cmd_retrieve)
 
-    p = sub.add_parser(
-        "show",
-        parents=[common],
-        help="print a section or snippet by id, with its citation",
-        description="Print the section or snippet with this id (as search and retrieve "
-        "show it), its citation (breadcrumb, file, pages) and its neighbours' ids.",
-    )
+    p = add_command(sub, cmd_show, parents=[common], json="the chunk, citation and neighbours")
     p.add_argument("id", metavar="ID", help="a section or snippet id")
-    p.add_argument("--json", action="store_true", help="the chunk, citation and neighbours")
-    p.set_defaults(func=cmd_show)
 
-    p = sub.add_parser(
-        "docs",
-        parents=[common],
-        help="list indexed documents with counts and status",
-        description="List every indexed file: the first 12 characters of its doc_id "
-        "(enough for --doc, delete and outline), status, format, pages, sections, "
-        "snippets, title and path.",
-    )
-    p.add_argument("--json", action="store_true", help="every record in full, as JSON")
-    p.set_defaults(func=cmd_docs)
+    p = add_command(sub, cmd_docs, parents=[common], json="every record in full, as JSON")
 
-    p = sub.add_parser(
-        "status",
-        parents=[common],
-        help="server, collections and counts",
-        description="Where the library lives (home, server), the collections behind its "
-        "aliases, and how many files and chunks it holds. Does not start the embedded "
-        "server.",
-    )
-    p.add_argument("--json", action="store_true", help="the same as JSON")
-    p.set_defaults(func=cmd_status)
+    p = add_command(sub, cmd_status, parents=[common], json="the same as JSON")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..cli_common import Commands, add_command
 from ..errors import FolioError
 
 DEFAULT_PORT = 8765
@@ -20,6 +21,12 @@ def _port(raw: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """A web reader for the library on 127.0.0.1 (search, facets, sections).
+
+    Serve a local web reader on 127.0.0.1: typo-tolerant search with facet filters,
+    each result's section in context with its pages and citation, and the documents
+    with their outlines. It reads through a search-only key.
+    """
     try:
         from .app import serve
     except ImportError as exc:
@@ -31,14 +38,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="a web reader for the library on 127.0.0.1 (search, facets, sections)",
-        description="Serve a local web reader on 127.0.0.1: typo-tolerant search with "
-        "facet filters, each result's section in context with its pages and citation, "
-        "and the documents with their outlines. It reads through a search-only key.",
-    )
+def add_serve(sub: Commands) -> None:
+    p = add_command(sub, cmd_serve)
     p.add_argument(
         "--port",
         type=_port,
@@ -51,4 +52,3 @@ def add_serve(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=None,
         help="YAML config (its typesense: section; default $FOLIO_CONFIG)",
     )
-    p.set_defaults(func=cmd_serve)
