@@ -42,6 +42,16 @@ Hints = Annotated[
     list[Hint] | None, Field(description="only chunks with every one of these content hints")
 ]
 InDoc = Annotated[str | None, Field(description=f"only chunks of {DOC}")]
+PageFrom = Annotated[
+    Positive | None, Field(description="only chunks ending on this page or later")
+]
+PageTo = Annotated[
+    Positive | None, Field(description="only chunks starting on this page or before")
+]
+Ranking = Annotated[
+    Mode | None,
+    Field(description="ranking (default: hybrid when embeddings are available, else lexical)"),
+]
 
 
 class _Record(BaseModel):

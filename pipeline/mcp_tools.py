@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -20,10 +21,12 @@ from .mcp_schema import (
     Format,
     Hints,
     InDoc,
-    Mode,
     Outline,
+    PageFrom,
+    PageTo,
     PerPage,
     Positive,
+    Ranking,
     Retrieved,
     SearchPage,
     Section,
@@ -38,74 +41,68 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]) -> None:
     """Registers search, retrieve, get_section, get_outline and list_documents."""
 
+    def tool(name: str) -> Callable[[Tool], Tool]:
+        """Registers a read-only tool, described by its function's docstring."""
+
+        def register(fn: Tool) -> Tool:
+            described = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
+            return app.tool(name=name, description=described, annotations=READ_ONLY)(reported(fn))
+
+        return register
+
     def resolve(doc: str | None) -> str | None:
         # A prefix or a path, as list_documents shows them: the filter needs the id.
         return None if doc is None else library.document(doc).doc_id
 
-    @app.tool(
-        name="search",
-        description="Keyword search (typo tolerant) over the library's chunks: hits with "
-        "breadcrumb, pages, a highlighted excerpt and chunk ids, plus facet counts. Filters "
-        "combine; a value outside a filter's enum is an error naming the allowed values.",
-        annotations=READ_ONLY,
-    )
-    @reported
+    @tool("search")
     def search_library(
         query: Annotated[str, Field(description="a few keywords")],
         hints: Hints = None,
         tier: Annotated[Tier | None, Field(description="only sections or only snippets")] = None,
         doc_id: InDoc = None,
         format: Annotated[Format | None, Field(description="only this file format")] = None,
-        page_from: Annotated[
-            Positive | None, Field(description="only chunks ending on this page or later")
-        ] = None,
-        page_to: Annotated[
-            Positive | None, Field(description="only chunks starting on this page or before")
-        ] = None,
+        page_from: PageFrom = None,
+        page_to: PageTo = None,
         page: Annotated[Positive, Field(description="which page of hits")] = 1,
         per_page: Annotated[PerPage, Field(description="hits per page")] = 10,
     ) -> SearchPage:
+        """Keyword search (typo tolerant) over the library's chunks: hits with
+        breadcrumb, pages, a highlighted excerpt and chunk ids, plus facet
+        counts. Filters combine; a value outside a filter's enum is an error
+        naming the allowed values.
+        """
         filters = Filters(
             tuple(hints or ()), tier, resolve(doc_id), format, None, page_from, page_to
         )
         result = library.search(query, filters, page=page, per_page=per_page)
         return SearchPage.model_validate(result)
 
-    @app.tool(
-        name="retrieve",
-        description="Context for a question: the best-matching snippets widened to their "
-        "sections (or a window of a section when it does not fit), ranked, without repeated "
-        "text, totalling at most `budget` tokens. Each item has its text and a citation "
-        "(doc title, source path, breadcrumb, pages, char_start/char_end into the "
-        "document's extracted text). The result says which ranking ran.",
-        annotations=READ_ONLY,
-    )
-    @reported
+    @tool("retrieve")
     def retrieve_context(
         question: Annotated[str, Field(description="the question, in words")],
         budget: Annotated[Positive, Field(description="tokens of context at most")] = 2000,
         hints: Hints = None,
         doc_id: InDoc = None,
-        mode: Annotated[
-            Mode | None,
-            Field(description="ranking (default: hybrid when embeddings are available, "
-                  "else lexical)"),
-        ] = None,
+        mode: Ranking = None,
     ) -> Retrieved:
+        """Context for a question: the best-matching snippets widened to their
+        sections (or a window of a section when it does not fit), ranked,
+        without repeated text, totalling at most `budget` tokens. Each item has
+        its text and a citation (doc title, source path, breadcrumb, pages,
+        char_start/char_end into the document's extracted text). The result says
+        which ranking ran.
+        """
         filters = Filters(tuple(hints or ()), doc=resolve(doc_id))
         return Retrieved.model_validate(library.retrieve(question, budget, filters, mode=mode))
 
-    @app.tool(
-        name="get_section",
-        description="A section by id (from search or retrieve results; a snippet id gives "
-        "the section holding it): its text, citation, and the sections before and after "
-        "it for expanding.",
-        annotations=READ_ONLY,
-    )
-    @reported
+    @tool("get_section")
     def get_section(
         section_id: Annotated[str, Field(description="a section or snippet id")],
     ) -> Section:
+        """A section by id (from search or retrieve results; a snippet id gives the
+        section holding it): its text, citation, and the sections before and
+        after it for expanding.
+        """
         shown = library.show(section_id)
         if shown.chunk.parent_id is not None:
             shown = library.show(shown.chunk.parent_id)
@@ -117,27 +114,21 @@ def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]
             next=_ref(shown.next),
         )
 
-    @app.tool(
-        name="get_outline",
-        description="A document's sections in reading order: ids, breadcrumbs, pages and "
-        "token counts, to pick sections to read with get_section.",
-        annotations=READ_ONLY,
-    )
-    @reported
+    @tool("get_outline")
     def get_outline(doc_id: Annotated[str, Field(description=DOC)]) -> Outline:
+        """A document's sections in reading order: ids, breadcrumbs, pages and token
+        counts, to pick sections to read with get_section.
+        """
         document = library.document(doc_id)
         return Outline(document=document, sections=tuple(library.outline(document.doc_id)))
 
-    @app.tool(
-        name="list_documents",
-        description="The indexed files, newest first: doc_id, title, path, format, pages, "
-        "section and snippet counts, status (and the error of a failed file).",
-        annotations=READ_ONLY,
-    )
-    @reported
+    @tool("list_documents")
     def list_documents(
         limit: Annotated[Positive, Field(description="documents at most")] = 100,
     ) -> Documents:
+        """The indexed files, newest first: doc_id, title, path, format, pages, section
+        and snippet counts, status (and the error of a failed file).
+        """
         check_range(limit, "limit", 1)
         return Documents(documents=tuple(library.documents(limit=limit)))
 

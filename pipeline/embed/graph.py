@@ -73,9 +73,12 @@ def build_graph(
     g = _Graph()
     x = _embeddings(g, config, weights)
     mask_bias = _mask_bias(g)
-    for i in range(config.num_layers):
+    for i in range(config.num_layers):  # attention, then the FFN, each added and normed
         pre = f"encoder.layer.{i}."
-        x = _layer(g, config, weights, pre, x, mask_bias, outlier_ratio)
+        attended = _attention(g, config, weights, pre + "attention.", x, mask_bias, outlier_ratio)
+        x = _layer_norm(g, config, weights, pre + "attention.output.LayerNorm.", attended, x)
+        out = _ffn(g, weights, pre, x, outlier_ratio)
+        x = _layer_norm(g, config, weights, pre + "output.LayerNorm.", out, x)
     pooled = _mean_pool_normalize(g, x)
     g.nodes.append(helper.make_node("Identity", [pooled], [OUTPUT], name=OUTPUT))
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"]) for n in INPUTS]
@@ -118,7 +121,12 @@ def _embeddings(g: _Graph, config: BertConfig, w: Weights) -> str:
     return _layer_norm(g, config, w, pre + "LayerNorm.", summed)
 
 
-def _layer_norm(g: _Graph, config: BertConfig, w: Weights, pre: str, x: str) -> str:
+def _layer_norm(
+    g: _Graph, config: BertConfig, w: Weights, pre: str, x: str, residual: str = ""
+) -> str:
+    """LayerNorm of ``x`` (plus ``residual``, when given)."""
+    if residual:
+        x = g.op("Add", x, residual)
     gamma = g.const(pre + "weight", _f32(w[pre + "weight"]))
     beta = g.const(pre + "bias", _f32(w[pre + "bias"]))
     return g.op("LayerNormalization", x, gamma, beta, axis=-1, epsilon=config.layer_norm_eps)
@@ -141,21 +149,6 @@ def _dense(g: _Graph, w: Weights, pre: str, x: str, prefix: str = "") -> str:
     weight = g.const(pre + "weight", _f32(w[pre + "weight"].T))
     bias = g.const(pre + "bias", _f32(w[pre + "bias"]))
     return g.op("Add", g.op("MatMul", x, weight, prefix=prefix), bias)
-
-
-def _layer(
-    g: _Graph,
-    config: BertConfig,
-    w: Weights,
-    pre: str,
-    x: str,
-    mask_bias: str,
-    outlier_ratio: float | None,
-) -> str:
-    attended = _attention(g, config, w, pre + "attention.", x, mask_bias, outlier_ratio)
-    x = _layer_norm(g, config, w, pre + "attention.output.LayerNorm.", g.op("Add", attended, x))
-    out = _ffn(g, w, pre, x, outlier_ratio)
-    return _layer_norm(g, config, w, pre + "output.LayerNorm.", g.op("Add", out, x))
 
 
 def outlier_channels(w: Weights, pre: str, ratio: float) -> list[int]:

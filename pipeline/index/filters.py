@@ -39,12 +39,8 @@ class Filters:
 
     def expression(self) -> str:
         parts = [f"content_hints:={quote(h)}" for h in self.hints]
-        if self.tier is not None:
-            parts.append(f"tier:={quote(self.tier)}")
-        if self.doc is not None:
-            parts.append(f"doc_id:={quote(self.doc)}")
-        if self.format is not None:
-            parts.append(f"format:={quote(self.format)}")
+        exact = (("tier", self.tier), ("doc_id", self.doc), ("format", self.format))
+        parts += [f"{name}:={quote(value)}" for name, value in exact if value is not None]
         if self.has_table is not None:
             parts.append(f"contains_table:={'true' if self.has_table else 'false'}")
         if self.page_from is not None:
