@@ -5,7 +5,7 @@ For each corpus PDF, in the same run: (a) the plain loop
 ``[p.extract_text() for p in PdfReader(f).pages]``, (b) ``read_pdf`` on one core
 (PDFium text layer + layout + boilerplate + headings + paragraphs), (c) ``read_pdf`` as it
 runs by default (a process pool over the idle cores from 48 pages on; see
-``pipeline.extract.pdf.default_workers``: none when the machine's load already fills its
+``pipeline.extract.pdf.reader.default_workers``: none when the machine's load already fills its
 cores). Goal: (b) ≤ 1.5× (a); (c) faster than (a). ``--force-pool`` makes (c) always use
 ``--workers`` processes, to measure the pool itself on a loaded machine.
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 
 from pipeline.errors import ExtractionError  # noqa: E402
-from pipeline.extract.pdf import read_pdf  # noqa: E402
+from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
 
 
 def plain_loop(path: Path) -> int:
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     if not pdfs:
         print(f"no PDFs under {args.corpus / 'pdf'}", file=sys.stderr)
         return 2
-    from pipeline.extract.pdf import PARALLEL_MIN_PAGES, default_workers
+    from pipeline.extract.pdf.reader import PARALLEL_MIN_PAGES, default_workers
 
     print(
         f"cores: {os.cpu_count()}, load (1 min): {os.getloadavg()[0]:.1f}, (c): "

@@ -57,7 +57,7 @@ from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
-from pipeline.extract.pdf import extract_lines, open_reader  # noqa: E402
+from pipeline.extract.pdf.reader import extract_lines, open_reader  # noqa: E402
 from pipeline.model import Chunk, Document  # noqa: E402
 from pipeline.parse.headings import parse_text  # noqa: E402
 from pipeline.text.fences import fenced_lines  # noqa: E402

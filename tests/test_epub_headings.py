@@ -1,4 +1,4 @@
-"""Heading placement against the nav (``pipeline.extract.epub_headings``), as properties
+"""Heading placement against the nav (``pipeline.extract.epub.headings``), as properties
 over random files: nav entries, XHTML headings of any tag level and paragraphs, in any
 order."""
 
@@ -9,8 +9,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.extract.epub_headings import BookOut, MdBlock, norm_title
-from pipeline.extract.epub_nav import NavEntry
+from pipeline.extract.epub.headings import BookOut, MdBlock, norm_title
+from pipeline.extract.epub.nav import NavEntry
 
 NAV_TITLES = ["Chapter 1: Loomings", "The Carpet-Bag", "Part II", "Notes on Whales"]
 # what an XHTML heading may say: a nav title in other dress, or its own words

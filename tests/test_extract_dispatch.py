@@ -17,8 +17,8 @@ from pipeline.errors import (
     MarkerUnavailableError,
     UnsupportedFormatError,
 )
-from pipeline.extract import marker
 from pipeline.extract.dispatch import extract_path, sniff
+from pipeline.extract.pdf import marker
 from pipeline.model import boilerplate_counts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("ebooklib")
 
 from pipeline.errors import CorruptFileError, DrmProtectedError
-from pipeline.extract.epub import read_epub
+from pipeline.extract.epub.reader import read_epub
 from pipeline.model import boilerplate_counts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"

@@ -21,14 +21,14 @@ from pipeline.errors import (  # noqa: E402
     ExtractionError,
     NoTextLayerError,
 )
-from pipeline.extract.layout import Line  # noqa: E402
-from pipeline.extract.pdf import TextLayer, read_pdf  # noqa: E402
-from pipeline.extract.pdf_headings import (  # noqa: E402
+from pipeline.extract.pdf.headings import (  # noqa: E402
     OutlineItem,
     Placed,
     plan_from_fonts,
     plan_from_outline,
 )
+from pipeline.extract.pdf.layout import Line  # noqa: E402
+from pipeline.extract.pdf.reader import TextLayer, read_pdf  # noqa: E402
 from pipeline.model import Document, boilerplate_counts  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"

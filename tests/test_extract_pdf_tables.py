@@ -11,9 +11,9 @@ pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
 from pipeline.extract.gfm import pipe_table  # noqa: E402
-from pipeline.extract.layout import Line  # noqa: E402
-from pipeline.extract.pdf import read_pdf  # noqa: E402
-from pipeline.extract.pdf_tables import find_tables  # noqa: E402
+from pipeline.extract.pdf.layout import Line  # noqa: E402
+from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
+from pipeline.extract.pdf.tables import find_tables  # noqa: E402
 
 INTRO = (
     "Some paragraph text before the table that is long enough to wrap over more than one "

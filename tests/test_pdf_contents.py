@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.extract.pdf_contents import Contents, printed_contents, section_number
+from pipeline.extract.pdf.contents import Contents, printed_contents, section_number
 
 
 def test_entries_lose_leaders_and_page_numbers() -> None:

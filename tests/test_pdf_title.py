@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
-from pipeline.extract.pdf import read_pdf  # noqa: E402
-from pipeline.extract.pdf_title import is_placeholder_title, readable_stem  # noqa: E402
+from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
+from pipeline.extract.pdf.title import is_placeholder_title, readable_stem  # noqa: E402
 
 
 @pytest.mark.parametrize(

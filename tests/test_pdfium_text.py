@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.extract.layout import _BOLD_NAME, clean_text
-from pipeline.extract.pdf import read_pdf
-from pipeline.extract.pdfium_text import _Run, _visual_lines, join_units
+from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
+from pipeline.extract.pdf.pdfium import _Run, _visual_lines, join_units
+from pipeline.extract.pdf.reader import read_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 

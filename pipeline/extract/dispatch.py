@@ -112,7 +112,7 @@ def extract_path(
     if kind == "epub":
         if suffix not in EPUB_SUFFIXES:
             log.info("%s: content is an EPUB (suffix %s); reading it as an EPUB", src, suffix)
-        from .epub import read_epub
+        from .epub.reader import read_epub
 
         return read_epub(p, use_nav=use_outline)
     if suffix in PDF_SUFFIXES or suffix in EPUB_SUFFIXES:
@@ -135,8 +135,8 @@ def extract_path(
 
 
 def _extract_pdf(p: Path, src: str, backend: str, use_outline: bool) -> Document:
-    from .marker import read_pdf_marker, resolve_backend
-    from .pdf import TextLayer, read_pdf
+    from .pdf.marker import read_pdf_marker, resolve_backend
+    from .pdf.reader import TextLayer, read_pdf
 
     chosen, reason = resolve_backend(backend, src)
     if chosen == "marker":

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..text.titles import plain_title
-from .epub_xml import SKIP, attr, local
+from ...text.titles import plain_title
+from .dom import SKIP, attr, local
 
 PART_CLASSES = frozenset({"part", "part-title", "parttitle", "book", "book-title", "booktitle"})
 CHAPTER_CLASSES = frozenset(

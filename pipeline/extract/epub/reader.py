@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorruptFileError, EmptyDocumentError
-from ..model import Document, HeadingMode, OutlineEntry, Page, RemovedLine, SourceInfo
-from ..text.titles import norm_title, plain_title
-from .epub_headings import BookOut, MdBlock
-from .epub_nav import Nav, NavEntry, read_nav
-from .epub_pages import mark_pages, page_map, take_marks
-from .epub_xml import local, parse_xml, text_of
-from .epub_zip import check_drm, check_zip
-from .xhtml_md import Converter
+from ...errors import CorruptFileError, EmptyDocumentError
+from ...model import Document, HeadingMode, OutlineEntry, Page, RemovedLine, SourceInfo
+from ...text.titles import norm_title, plain_title
+from .dom import local, parse_xml, text_of
+from .headings import BookOut, MdBlock
+from .nav import Nav, NavEntry, read_nav
+from .pages import mark_pages, page_map, take_marks
+from .safety import check_drm, check_zip
+from .xhtml import Converter
 
 log = logging.getLogger("folio.extract")
 

@@ -1,6 +1,6 @@
 """Numeric tables in a PDF page's lines: financial statements and tables like them.
 
-``pdf_tables.find_tables`` wants every row to have the same cells in the same columns;
+``tables.find_tables`` wants every row to have the same cells in the same columns;
 a statement breaks that on almost every line: labels are indented, section labels
 ("Current assets") have no numbers, ``$`` signs stand apart from their numbers, a
 missing value leaves a row short, the column headers are years set on lines of their

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urldefrag
 
-from ..text.titles import plain_title
-from .epub_xml import attr, local, parse_xml, text_of
+from ...text.titles import plain_title
+from .dom import attr, local, parse_xml, text_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import Page
-from .epub_nav import PageTarget
-from .epub_xml import SKIP, local, text_of
+from ...model import Page
+from .dom import SKIP, local, text_of
+from .nav import PageTarget
 
 MARK_BASE = 0xF0000
 MARK_MAX = 0xFFFFD

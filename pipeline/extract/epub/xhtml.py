@@ -6,12 +6,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .epub_headings import BookOut, MdBlock
-from .epub_nav import NavEntry
-from .epub_pages import MARKS
-from .epub_xml import BLOCK, HEADINGS, SKIP, WS, attr, local
-from .gfm import pipe_table
-from .xhtml_markers import (
+from ..gfm import pipe_table
+from .dom import BLOCK, HEADINGS, SKIP, WS, attr, local
+from .headings import BookOut, MdBlock
+from .markers import (
     heading_text,
     is_admonition_label,
     is_label_only,
@@ -19,6 +17,8 @@ from .xhtml_markers import (
     marker_kind,
     subtitle,
 )
+from .nav import NavEntry
+from .pages import MARKS
 
 _LEADING_MARKER = re.compile(
     "^(\\s*[\U000f0000-\U000ffffd]*)([#>+*\\-=]|\\d{1,9}[.)])(?=\\s|$)", re.MULTILINE

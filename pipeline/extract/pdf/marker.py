@@ -16,9 +16,9 @@ from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
-from ..errors import EmptyDocumentError, MarkerUnavailableError
-from ..model import Document, OutlineEntry, Page, SourceInfo
-from .boilerplate import detect_boilerplate
+from ...errors import EmptyDocumentError, MarkerUnavailableError
+from ...model import Document, OutlineEntry, Page, SourceInfo
+from ..boilerplate import detect_boilerplate
 
 log = logging.getLogger("folio.extract")
 

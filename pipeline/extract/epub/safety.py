@@ -5,8 +5,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from ..errors import CorruptFileError, DrmProtectedError
-from .epub_xml import attr, local, parse_xml
+from ...errors import CorruptFileError, DrmProtectedError
+from .dom import attr, local, parse_xml
 
 FONT_OBFUSCATION = frozenset(
     {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}

@@ -1,6 +1,6 @@
 """PDF → Document: lines with layout, boilerplate removed, headings, paragraphs.
 
-The text layer is read by PDFium (``pdfium_text``; pypdf's visitor path stays available
+The text layer is read by PDFium (``pdfium``; pypdf's visitor path stays available
 as ``layer="pypdf"``); outline, page labels, metadata and encryption come from pypdf.
 
 Headings, best first: the PDF outline (bookmarks placed on their pages), font-size
@@ -19,18 +19,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import (
+from ...errors import (
     CorruptFileError,
     EmptyDocumentError,
     EncryptedError,
     ExtractionError,
     NoTextLayerError,
 )
-from ..limits import die_with_parent
-from ..model import Document, HeadingMode, OutlineEntry, Page, SourceInfo
-from ..text.heading_lines import find_headings
-from .boilerplate import BoilerplateResult, detect_boilerplate
-from .gfm import pipe_table
+from ...limits import die_with_parent
+from ...model import Document, HeadingMode, OutlineEntry, Page, SourceInfo
+from ...text.heading_lines import find_headings
+from ..boilerplate import BoilerplateResult, detect_boilerplate
+from ..gfm import pipe_table
+from .contents import printed_contents
+from .headings import (
+    HeadingPlan,
+    OutlineItem,
+    Placed,
+    clean_heading,
+    plan_from_fonts,
+    plan_from_outline,
+)
 from .layout import (
     Line,
     LineCollector,
@@ -42,19 +51,10 @@ from .layout import (
     page_stats,
     vocabulary,
 )
-from .pdf_contents import printed_contents
-from .pdf_headings import (
-    HeadingPlan,
-    OutlineItem,
-    Placed,
-    clean_heading,
-    plan_from_fonts,
-    plan_from_outline,
-)
-from .pdf_statements import find_statements
-from .pdf_tables import Table, find_tables
-from .pdf_title import pdf_title
-from .pdfium_text import RangeRead
+from .pdfium import RangeRead
+from .statements import find_statements
+from .tables import Table, find_tables
+from .title import pdf_title
 
 log = logging.getLogger("folio.extract")
 
@@ -140,7 +140,7 @@ def _extract_range(
 def _pdfium_range(
     path: Path, password: str | None, start: int, stop: int, symbols: bool = False
 ) -> RangeRead:
-    from .pdfium_text import open_document, pages_lines
+    from .pdfium import open_document, pages_lines
 
     try:
         doc = open_document(path, password)

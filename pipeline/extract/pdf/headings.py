@@ -17,9 +17,9 @@ from difflib import SequenceMatcher
 from itertools import chain
 from typing import NamedTuple
 
-from ..text.titles import norm_title
+from ...text.titles import norm_title
+from .contents import Contents
 from .layout import Line
-from .pdf_contents import Contents
 
 _NUMBER_ONLY = re.compile(
     r"^(?:(?:chapter|part|appendix|lecture|kapitel|teil|anhang)\s+)?(?:\d+|[IVXLC]+|[A-Z])\.?$",

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..text.titles import norm_title
+from ...text.titles import norm_title
 
 # an entry's dot leaders and page number ("1.2 Metric spaces . . . . 6", "Preface vii")
 _PAGE_REF = re.compile(r"(?:\s*[.·…])*\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")

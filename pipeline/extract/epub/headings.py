@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..text import titles
-from .epub_nav import NavEntry
-from .epub_pages import MARKS
+from ...text import titles
+from .nav import NavEntry
+from .pages import MARKS
 
 MAX_LEVEL = 6
 # "Chapter 1: Title" as "Chapter 1. Title", so the numbering folds away as in norm_title

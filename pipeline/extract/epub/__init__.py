@@ -1,0 +1,1 @@
+"""EPUB: the spine read in order, headings placed from the navigation document."""
