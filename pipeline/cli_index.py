@@ -247,28 +247,22 @@ def _add_ingest(
     p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
-    p.add_argument(
-        "--file-timeout",
-        type=at_least(0, float),
-        default=None,
-        metavar="SECONDS",
-        help=f"give up on a file after this long (default {DEFAULT_FILE_TIMEOUT:g}; 0: no limit)",
-    )
-    p.add_argument(
-        "--max-file-mb",
-        type=at_least(0, float),
-        default=None,
-        metavar="MB",
-        help=f"refuse files larger than this (default {DEFAULT_MAX_FILE_MB:g}; 0: no limit)",
-    )
-    p.add_argument(
-        "--max-memory-mb",
-        type=at_least(0, int),
-        default=None,
-        metavar="MB",
-        help=f"address space per worker process (default {DEFAULT_MAX_MEMORY_MB}; 0: no limit)",
-    )
+    for flag, kind, unit, what, default in _LIMITS:
+        p.add_argument(
+            flag,
+            type=at_least(0, kind),
+            default=None,
+            metavar=unit,
+            help=f"{what} (default {default:g}; 0: no limit)",
+        )
 
+
+# Each per-file limit: ``None`` keeps the default, ``0`` switches it off (Limits.from_options).
+_LIMITS: tuple[tuple[str, type, str, str, float], ...] = (
+    ("--file-timeout", float, "SECONDS", "give up on a file after this long", DEFAULT_FILE_TIMEOUT),
+    ("--max-file-mb", float, "MB", "refuse files larger than this", DEFAULT_MAX_FILE_MB),
+    ("--max-memory-mb", int, "MB", "address space per worker process", DEFAULT_MAX_MEMORY_MB),
+)
 
 PRESET_HELP = (
     "chunk sizes: small | medium (sections 1700/2000, snippets 420/512 tokens) | large "

@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -345,3 +345,8 @@ class Store:
 def quote(value: str) -> str:
     """A filter_by string literal (backticks guard commas, spaces and operators)."""
     return f"`{check_literal(value)}`"
+
+
+def found(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The stored documents of a search result's hits, in rank order."""
+    return [h["document"] for h in result.get("hits", [])]

@@ -11,7 +11,7 @@ from ..errors import RetrievalError, StoreError
 from ..index.filters import Filters
 from ..index.lexical import library_state, state_searches
 from ..index.side_index import current
-from ..index.store import Store
+from ..index.store import Store, found
 from ..inputs import check_query, check_range
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
@@ -101,7 +101,7 @@ def _fetch(
     wanted = [s for s in searches if s is not None]
     answers = iter(store.multi_search(wanted) if wanted else [])
     return [
-        {h["document"]["id"]: h["document"] for h in next(answers).get("hits", [])}
+        {d["id"]: d for d in found(next(answers))}
         if s is not None
         else {}
         for s in searches

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import InvalidInput, RetrievalError
 from ..index.records import DocumentRecord, Status
 from ..index.schema import CHUNKS, DOCUMENTS
-from ..index.store import Store, quote
+from ..index.store import Store, found, quote
 from ..inputs import check_id
 from ..library import resolved
 from .context import Citation, cite, page_map_search, page_maps
@@ -28,27 +28,28 @@ def get_section(store: Store, section_id: str) -> Hit | None:
             "per_page": 1,
         },
     )
-    hits = res.get("hits", [])
-    return to_hit(hits[0]["document"]) if hits else None
+    hits = found(res)
+    return to_hit(hits[0]) if hits else None
 
 
 def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
     """The chunks before and after ``section_id`` in its document, of the same tier
     (sections for a section, snippets for a snippet)."""
     check_id(section_id, "section id")
-    sec = store.search(
-        CHUNKS,
-        {
-            "q": "*",
-            "filter_by": f"id:={quote(section_id)}",
-            "include_fields": "doc_id,tier,chunk_index",
-            "per_page": 1,
-        },
-    ).get("hits", [])
+    sec = found(
+        store.search(
+            CHUNKS,
+            {
+                "q": "*",
+                "filter_by": f"id:={quote(section_id)}",
+                "include_fields": "doc_id,tier,chunk_index",
+                "per_page": 1,
+            },
+        )
+    )
     if not sec:
         raise RetrievalError(f"no section with id {section_id}")
-    found = sec[0]["document"]
-    doc, tier, index = found["doc_id"], found["tier"], int(found["chunk_index"])
+    doc, tier, index = sec[0]["doc_id"], sec[0]["tier"], int(sec[0]["chunk_index"])
     res = store.search(
         CHUNKS,
         {
@@ -59,9 +60,7 @@ def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
             "per_page": 2,
         },
     )
-    by_index = {
-        int(h["document"]["chunk_index"]): to_hit(h["document"]) for h in res.get("hits", [])
-    }
+    by_index = {int(d["chunk_index"]): to_hit(d) for d in found(res)}
     return by_index.get(index - 1), by_index.get(index + 1)
 
 
@@ -79,7 +78,7 @@ def list_documents(store: Store, *, limit: int = 250) -> list[DocumentRecord]:
                 "sort_by": "ingested_at:desc",
             },
         )
-        hits = [DocumentRecord.from_store(h["document"]) for h in res.get("hits", [])]
+        hits = [DocumentRecord.from_store(d) for d in found(res)]
         out.extend(hits)
         if len(hits) == 0 or len(out) >= int(res.get("found", 0)):
             break
@@ -101,13 +100,13 @@ class Shown:
 def show(store: Store, chunk_id: str) -> Shown | None:
     """A section or snippet by id with its citation and neighbours; ``None``: no such id."""
     check_id(chunk_id, "chunk id")
-    found = store.search(CHUNKS, by_id_search([chunk_id]) or {}).get("hits", [])
-    if not found:
+    chunks = found(store.search(CHUNKS, by_id_search([chunk_id]) or {}))
+    if not chunks:
         return None
-    doc = found[0]["document"]
-    maps = store.search(DOCUMENTS, page_map_search([doc["doc_id"]]) or {}).get("hits", [])
+    doc = chunks[0]
+    maps = found(store.search(DOCUMENTS, page_map_search([doc["doc_id"]]) or {}))
     stored = StoredChunk.of(doc)
-    page_map = page_maps({h["document"]["id"]: h["document"] for h in maps}).get(stored.doc_id)
+    page_map = page_maps({d["id"]: d for d in maps}).get(stored.doc_id)
     before, after = neighbors(store, chunk_id)
     citation = cite(stored, stored.char_start, stored.char_end, (), page_map)
     return Shown(to_hit(doc), citation, before, after)
@@ -144,7 +143,7 @@ def outline(store: Store, doc_id: str) -> list[OutlineEntry]:
                 "page": page,
             },
         )
-        hits = [h["document"] for h in res.get("hits", [])]
+        hits = found(res)
         out.extend(
             OutlineEntry(
                 id=d["id"],
