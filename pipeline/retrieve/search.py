@@ -10,8 +10,8 @@ from typing import Any
 from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
-from ..index.words import STOPWORDS
 from ..inputs import check_query, check_range
+from ..text.stopwords import SEARCH_STOPWORDS
 from .hits import HIT_FIELDS, Hit, to_hit
 
 FACETS = ("content_hints", "tier", "doc_title", "format")
@@ -44,7 +44,7 @@ def keywords(query: str) -> str:
     (Typesense needs every word to match)."""
     out = (_NON_WORD.sub("", w) for w in _SEPARATORS.split(query.lower()))
     tokens = list(dict.fromkeys(w for w in out if w))
-    kept = [w for w in tokens if w not in STOPWORDS] or tokens
+    kept = [w for w in tokens if w not in SEARCH_STOPWORDS] or tokens
     return " ".join(kept[:MAX_TERMS]) or query
 
 
