@@ -17,7 +17,7 @@ from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
 from .pack import pack
 from .split import LineCounts, split_block
-from .tokens import BatchCounter, Estimator, Slices, TokenCounter, make_counter
+from .tokens import AdditiveCounter, BatchCounter, Estimator, Slices, TokenCounter, make_counter
 from .units import Unit
 
 CHUNK_NAMESPACE = uuid.UUID("6f1c2a8e-52c4-4b8e-9a57-0f0110c4a001")
@@ -81,7 +81,7 @@ class _Builder:
         self.df, first_tf = document_frequencies(d)
         self.config = config
         self.counter = counter
-        self.additive = bool(getattr(counter, "additive", False))
+        self.additive = isinstance(counter, AdditiveCounter) and counter.additive
         self._joins = counter.joins if isinstance(counter, Estimator) else None
         self._line_counts: dict[int, LineCounts] = {}
         self._slices: dict[int, list[tuple[int, int, Slices]]] = {}

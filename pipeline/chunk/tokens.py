@@ -35,6 +35,14 @@ class BatchCounter(TokenCounter, Protocol):
     def count_many(self, texts: list[str]) -> list[int]: ...
 
 
+@runtime_checkable
+class AdditiveCounter(TokenCounter, Protocol):
+    """A counter whose count of texts joined by whitespace is the sum of their counts
+    (WordPiece splits at whitespace first): the chunker may sum block counts."""
+
+    additive: bool
+
+
 VOCAB_RESOURCE = "wordpiece_uncased.txt"  # in pipeline/data; see LICENSES.md there
 _ASCII_PUNCT_CHARS = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"  # BERT splits off each of these
 _ASCII_PUNCT = frozenset(_ASCII_PUNCT_CHARS)
