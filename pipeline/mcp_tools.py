@@ -38,6 +38,9 @@ Tool = Callable[..., Any]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
+Register = Callable[[str], Callable[[Tool], Tool]]
+
+
 def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]) -> None:
     """Registers search, retrieve, get_section, get_outline and list_documents."""
 
@@ -49,6 +52,13 @@ def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]
             return app.tool(name=name, description=described, annotations=READ_ONLY)(reported(fn))
 
         return register
+
+    _add_finding(tool, library)
+    _add_reading(tool, library)
+
+
+def _add_finding(tool: Register, library: Library) -> None:
+    """search and retrieve."""
 
     def resolve(doc: str | None) -> str | None:
         # A prefix or a path, as list_documents shows them: the filter needs the id.
@@ -94,6 +104,10 @@ def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]
         """
         filters = Filters(tuple(hints or ()), doc=resolve(doc_id))
         return Retrieved.model_validate(library.retrieve(question, budget, filters, mode=mode))
+
+
+def _add_reading(tool: Register, library: Library) -> None:
+    """get_section, get_outline and list_documents."""
 
     @tool("get_section")
     def get_section(
