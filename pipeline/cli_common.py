@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich.console import Console
 
-from .index.settings import folio_home, secure_home
+from .home import folio_home, secure_home
 from .logs import NameTheFile, Once, line
 from .terminal import markup
 

@@ -9,7 +9,8 @@ import os
 from . import config_files
 from .cli_common import Commands, add_command, config_option, out, print_json
 from .config_files import ConfigFiles
-from .index.settings import folio_home, load_server_settings
+from .home import folio_home
+from .index.settings import load_server_settings
 from .index.vectors import MODEL_ENV, model_dir
 from .terminal import markup
 

@@ -123,6 +123,6 @@ def load_embedder(
 
 
 def _default_cache_dir() -> Path:
-    from ..index.settings import folio_home
+    from ..home import folio_home
 
     return folio_home() / "models"

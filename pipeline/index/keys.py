@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 
 from ..errors import StoreError
+from ..home import folio_home
 from .server import write_secret
-from .settings import folio_home
 from .store import Store
 
 SCOPED_KEY_SECONDS = 7 * 24 * 3600

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EmbeddedServerError
-from .settings import Node, folio_home, secure_home
+from ..home import folio_home, secure_home
+from .settings import Node
 
 log = logging.getLogger("folio.server")
 

@@ -18,9 +18,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..errors import FolioError
+from ..home import folio_home
 from .lexical import DocInfo, LexicalIndex, LibraryState, build, library_state
 from .schema import CHUNKS
-from .settings import folio_home
 from .store import Store
 
 log = logging.getLogger("folio.lexical")

@@ -24,11 +24,12 @@ from typesense.exceptions import (
 )
 
 from ..errors import IncompleteImport, StoreError
+from ..home import folio_home
 from ..inputs import check_literal
 from . import server
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS, check_ranges, schema
-from .settings import Node, ServerSettings, folio_home, load_server_settings
+from .settings import Node, ServerSettings, load_server_settings
 
 log = logging.getLogger("folio.store")
 T = TypeVar("T")

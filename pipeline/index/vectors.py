@@ -10,7 +10,7 @@ from typing import Any
 
 from ..config_files import dense_model
 from ..errors import FolioError
-from .settings import folio_home
+from ..home import folio_home
 
 MODEL_ENV = "FOLIO_EMBED_MODEL"  # a directory with model.safetensors and tokenizer.json
 _lock = threading.Lock()
