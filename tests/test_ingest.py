@@ -17,7 +17,7 @@ from pipeline import chunk_file, make_config
 from pipeline.index.records import ChunkRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -72,7 +72,7 @@ def good_files(lib: Path) -> list[Path]:
 
 def test_mixed_library_counts_facets_parents_failures(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    report = ingest([str(lib)], CONFIG, store, workers=2)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=2))
     assert len(report.ingested) == 5
     assert [(f.path, f.stage) for f in report.failed] == [(str(lib / "broken.pdf"), "extract")]
     assert "pdf" in report.failed[0].reason.lower() or report.failed[0].reason
@@ -104,30 +104,30 @@ def test_front_matter_only_file_is_reported_empty(store: Store, tmp_path: Path) 
     lib.mkdir()
     (lib / "_index.md").write_text("---\ntitle: Section\nweight: 3\n---\n")
     (lib / "page.md").write_text("# Page\n\nSome text.\n")
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.empty == [str(lib / "_index.md")] and report.failed == []
     assert report.ingested == [str(lib / "page.md")]
     assert store.count(DOCUMENTS, "status:=empty") == 1
-    again = ingest([str(lib)], CONFIG, store, workers=1)
+    again = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert sorted(again.unchanged) == sorted(str(p) for p in lib.iterdir())
 
 
 def test_second_run_changes_nothing(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     before = stored(store)
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.ingested == [] and len(report.unchanged) == 5
     assert stored(store) == before
 
 
 def test_changed_file_leaves_no_stale_chunks(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     target = lib / "md" / "ownership.md"
     old_ids = {c.id for c in chunk_file(target)}
     target.write_text("# Replaced\n\nThe whole chapter was rewritten.\n", encoding="utf-8")
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.ingested == [str(target)]
     docs = stored(store)
     assert not old_ids & set(docs)
@@ -137,18 +137,18 @@ def test_changed_file_leaves_no_stale_chunks(store: Store, tmp_path: Path) -> No
 
 def test_prune_and_delete(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     (lib / "notes.txt").unlink()
-    report = ingest([str(lib)], CONFIG, store, workers=1, prune=True)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1, prune=True))
     assert report.pruned == [str(lib / "notes.txt")]
     assert stored(store) == expected_docs(good_files(lib))
 
 
 def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     small = make_config({"preset": "small"})
-    report = ingest([str(lib)], small, store, workers=1)
+    report = ingest([str(lib)], small, store, IngestOptions(workers=1))
     assert len(report.ingested) == 5
     n = sum(len(chunk_file(p, small)) for p in good_files(lib))
     assert store.count(CHUNKS) == n
