@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,18 @@ from pipeline import chunk_file, make_config
 from pipeline.index.records import ChunkRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import IngestOptions, ingest
+from pipeline.ingest import (
+    FileResult,
+    Found,
+    IngestOptions,
+    Job,
+    Report,
+    ingest,
+    process_file,
+)
+from pipeline.ingest.catalog import Plan
+from pipeline.ingest.indexer import Indexer
+from pipeline.library import file_sha256
 
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -152,6 +164,46 @@ def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
     assert len(report.ingested) == 5
     n = sum(len(chunk_file(p, small)) for p in good_files(lib))
     assert store.count(CHUNKS) == n
+
+
+def test_batch_size_option_sets_the_import_size(store: Store, tmp_path: Path) -> None:
+    """``IngestOptions.batch_size`` reaches the indexer: a batch goes out every that many
+    chunks, and the document is complete only after the last, partial one."""
+    doc = tmp_path / "doc.md"
+    shutil.copy(FIXTURES / "golden" / "rust-ownership.md", doc)
+    found = Found(str(doc), file_sha256(doc), doc.stat().st_size)
+    result = process_file(found, Job(CONFIG, "fingerprint"))
+    n = len(result.chunks)
+    assert n > 16 and n % 8, n  # two full batches and a partial one at least
+    store.ensure_collections()
+    report = Report()
+    work = Plan((found,), (), (), (), {}, frozenset({found.sha256}))
+    options = IngestOptions(batch_size=8)
+    indexer = Indexer(store, work, set(), report, "fingerprint", options.batch_size)
+    indexer.add(result)
+    assert (store.count(CHUNKS), indexer.pending) == (n - n % 8, n % 8)
+    assert store.count(DOCUMENTS, "status:=indexing") == 1 and report.ingested == []
+    indexer.flush()
+    assert store.count(CHUNKS) == n and report.ingested == [str(doc)]
+    assert store.count(DOCUMENTS, "status:=complete") == 1
+
+
+def test_run_replaces_the_worker_pool(store: Store, tmp_path: Path) -> None:
+    """The results ``run`` gives are what is indexed and reported: no file is processed."""
+    lib = copies(tmp_path / "lib", 2)
+    asked: list[str] = []
+
+    def replay(todo: Sequence[Found], job: Job) -> Iterator[FileResult]:
+        for work in todo:
+            asked.append(work.path)
+            yield FileResult.failed(work, "extract", "replayed")
+
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1), run=replay)
+    assert sorted(asked) == sorted(str(p) for p in lib.iterdir())
+    assert sorted((f.path, f.stage, f.reason) for f in report.failed) == [
+        (path, "extract", "replayed") for path in sorted(asked)
+    ]
+    assert store.count(DOCUMENTS, "status:=failed") == 2 and store.count(CHUNKS) == 0
 
 
 def wait_for_complete(store: Store, n: int, limit: float = 120.0) -> None:
