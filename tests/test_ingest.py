@@ -21,6 +21,7 @@ from pipeline.index.store import Store
 from pipeline.ingest import (
     FileResult,
     Found,
+    Indexer,
     IngestOptions,
     Job,
     Report,
@@ -28,7 +29,6 @@ from pipeline.ingest import (
     process_file,
 )
 from pipeline.ingest.catalog import Plan
-from pipeline.ingest.indexer import Indexer
 from pipeline.library import file_sha256
 
 ROOT = Path(__file__).parent.parent
