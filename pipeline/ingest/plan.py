@@ -38,8 +38,8 @@ def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """A run once planned: its files, the records found before it, what to do with
-    each file, and what to process the files to do with."""
+    """A run once planned: its files, the records stored before it, what to do with
+    each file, and the settings each file is processed with."""
 
     files: tuple[Path, ...]
     records: tuple[DocumentRecord, ...]
