@@ -1,7 +1,7 @@
 """Folio: turn a library of books and documents into search-ready two-tier chunks.
 
-``Library`` (ingest, search, retrieve, show, outline, documents, delete) and ``Filters``
-are imported on first use, so chunking alone never loads the Typesense client."""
+``Library`` (ingest, search, retrieve, show, outline, documents, delete), ``Filters`` and
+``IngestOptions`` are imported on first use, so chunking alone never loads the Typesense client."""
 
 from typing import TYPE_CHECKING, Any
 
@@ -12,11 +12,13 @@ from .config import ChunkConfig, make_config
 from .config_files import load_config
 from .errors import ConfigError, ExtractionError, FolioError
 from .extract import extract_file
+from .limits import Limits
 from .model import Block, Chunk, Document
 
 if TYPE_CHECKING:
     from .facade import Library
     from .index.filters import Filters
+    from .ingest import IngestOptions
 
 __all__ = [
     "Block",
@@ -28,7 +30,9 @@ __all__ = [
     "ExtractionError",
     "Filters",
     "FolioError",
+    "IngestOptions",
     "Library",
+    "Limits",
     "TokenCounter",
     "chunk_document",
     "chunk_file",
@@ -51,4 +55,8 @@ def __getattr__(name: str) -> Any:
         from .index.filters import Filters
 
         return Filters
+    if name == "IngestOptions":
+        from .ingest import IngestOptions
+
+        return IngestOptions
     raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

@@ -32,7 +32,7 @@ from .config_files import load_config
 from .errors import FolioError, RetrievalError
 from .extract import SUPPORTED_SUFFIXES
 from .index import server
-from .ingest import Report
+from .ingest import IngestOptions, Report
 from .library import discover
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .terminal import markup
@@ -69,20 +69,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             task, completed=totals["done"], pages=totals["pages"], chunks=totals["chunks"]
         )
 
-    limits = Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb)
+    options = IngestOptions(
+        prune=args.prune,
+        workers=args.workers,
+        embed=False if args.no_embed else None,
+        limits=Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb),
+    )
     with progress:
-        report = lib.ingest(
-            args.paths,
-            config,
-            prune=args.prune,
-            workers=args.workers,
-            progress=hook,
-            file_timeout=limits.file_timeout,
-            max_file_mb=limits.max_file_mb,
-            max_memory_mb=limits.max_memory_mb,
-            embed=False if args.no_embed else None,
-            wait=args.wait,
-        )
+        report = lib.ingest(args.paths, config, options, progress=hook, wait=args.wait)
     if args.json:
         print_json(report.to_dict())
     else:

@@ -17,8 +17,7 @@ from .index.keys import search_only_key
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import load_server_settings, parse_url
 from .index.store import Store
-from .ingest import ProgressHook, Report, ingest
-from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB
+from .ingest import IngestOptions, ProgressHook, Report, ingest
 from .retrieve import Context, Hit, SearchResult, rank, retrieve, search
 from .retrieve.search import FACETS
 from .retrieve.sections import (
@@ -84,33 +83,20 @@ class Library:
         self,
         paths: Sequence[str | Path],
         config: ChunkConfig | None = None,
+        options: IngestOptions | None = None,
         *,
-        prune: bool = False,
-        workers: int | None = None,
         progress: ProgressHook | None = None,
-        embed: bool | None = None,
-        file_timeout: float | None = DEFAULT_FILE_TIMEOUT,
-        max_file_mb: float | None = DEFAULT_MAX_FILE_MB,
-        max_memory_mb: int | None = DEFAULT_MAX_MEMORY_MB,
         wait: float | None = None,
     ) -> Report:
         """``folio ingest``: files and folders (recursively); unchanged files are skipped.
         ``config`` defaults to the config file's ``chunk:`` settings (``load_config``);
+        ``options``: prune, workers, embed, limits (default ``IngestOptions()``);
         ``wait``: seconds to wait for another writer (``None``: as long as it takes)."""
         chunking = config or load_config(None, {})
-        with self.store.writing(wait, "ingest --prune" if prune else "ingest"):
-            return ingest(
-                [str(p) for p in paths],
-                chunking,
-                self.store,
-                prune=prune,
-                workers=workers,
-                progress=progress,
-                file_timeout=file_timeout,
-                max_file_mb=max_file_mb,
-                max_memory_mb=max_memory_mb,
-                embed=embed,
-            )
+        options = options or IngestOptions()
+        with self.store.writing(wait, "ingest --prune" if options.prune else "ingest"):
+            files = [str(p) for p in paths]
+            return ingest(files, chunking, self.store, options, progress=progress)
 
     def delete(self, doc: str, *, wait: float | None = None) -> int:
         """``folio delete``: a document by doc_id, unique doc_id prefix or path, with every

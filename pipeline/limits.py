@@ -20,6 +20,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
 from . import logs
+from .errors import InvalidInput
 
 DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_MAX_FILE_MB = 512.0
@@ -44,7 +45,7 @@ class Limits:
         for name in ("file_timeout", "max_file_mb", "max_memory_mb"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise ValueError(f"{name} must be positive or None, not {value!r}")
+                raise InvalidInput(f"{name} must be positive or None, not {value!r}")
 
     @classmethod
     def from_options(

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from pipeline.config import ChunkConfig
     from pipeline.index.server import RunningServer
     from pipeline.index.store import Store
+    from pipeline.ingest import FileResult, Found, Job, Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -417,13 +418,13 @@ def _server(home: Path, res: Result, log: Callable[[str], None]) -> Iterator[Run
 def _measure_ingest(b: _Bench, res: Result) -> None:
     """1. Folio into the fresh server."""
     from pipeline.index.schema import CHUNKS
-    from pipeline.ingest import ingest
+    from pipeline.ingest import IngestOptions, ingest
 
     res.load["before"] = machine_load()
     b.log(f"ingest {res.files} files ({res.bytes / MB:.1f} MB) with {res.workers} workers ...")
     with b.monitor.phase() as usage:
         t0 = time.perf_counter()
-        report = ingest(b.paths, b.config, b.store, workers=b.workers)
+        report = ingest(b.paths, b.config, b.store, IngestOptions(workers=b.workers))
         res.wall = time.perf_counter() - t0
     if report.interrupted:  # ingest() turns Ctrl-C into a flag; a benchmark stops
         raise KeyboardInterrupt
@@ -441,11 +442,11 @@ def _measure_ingest(b: _Bench, res: Result) -> None:
 
 def _measure_rerun(b: _Bench, res: Result) -> None:
     """2. The same ingest again over the unchanged library."""
-    from pipeline.ingest import ingest
+    from pipeline.ingest import IngestOptions, ingest
 
     b.trace.reset()
     t0 = time.perf_counter()
-    again = ingest(b.paths, b.config, b.store, workers=b.workers)
+    again = ingest(b.paths, b.config, b.store, IngestOptions(workers=b.workers))
     if again.interrupted:
         raise KeyboardInterrupt
     res.rerun_wall = time.perf_counter() - t0
@@ -482,16 +483,17 @@ def _measure_reference(b: _Bench, res: Result) -> list[dict[str, Any]]:
     return docs
 
 
-def _measure_replay(b: _Bench, res: Result, results: dict[str, Any]) -> None:
+def _measure_replay(b: _Bench, res: Result, results: dict[str, FileResult]) -> None:
     """4. Folio's store path alone: its own results replayed into fresh collections."""
     from pipeline.index.schema import CHUNKS
-    from pipeline.ingest import ingest
+    from pipeline.ingest import IngestOptions, ingest
 
     _drop_folio_collections(b.store)
     b.trace.reset()
-    with b.monitor.phase() as usage, _replaying(results):
+    with b.monitor.phase() as usage:
         t0 = time.perf_counter()
-        replay = ingest(b.paths, b.config, b.store, workers=b.workers)
+        options = IngestOptions(workers=b.workers)
+        replay = ingest(b.paths, b.config, b.store, options, run=_replaying(results))
         res.replay_wall = time.perf_counter() - t0
     if replay.interrupted:
         raise KeyboardInterrupt
@@ -501,30 +503,30 @@ def _measure_replay(b: _Bench, res: Result, results: dict[str, Any]) -> None:
     b.log(f"  {res.replay_chunks} chunks in {res.replay_wall:.1f} s")
 
 
-def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, Any]:
+def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, FileResult]:
     """What the workers handed to the indexer, per doc_id, rebuilt from the collections."""
     from pipeline.index.records import ChunkRecord, DocumentRecord
     from pipeline.index.schema import DOCUMENTS
-    from pipeline.ingest import _Result
+    from pipeline.ingest import FileResult
     from pipeline.library import Failure
 
     by_doc: dict[str, list[dict[str, Any]]] = {}
     for d in chunk_docs:
         by_doc.setdefault(d["doc_id"], []).append(d)
-    out: dict[str, Any] = {}
+    out: dict[str, FileResult] = {}
     for r in store.export(DOCUMENTS):
         sha = r["doc_id"]
         if r["id"] != sha:  # a copy's record: the content's own record holds the result
             continue
         if r["status"] == "failed":
             failure = Failure(r["path"], r.get("stage", "extract"), r.get("error", ""))
-            out[sha] = _Result(r["path"], sha, r["bytes"], None, [], failure, 0.0, 0.0)
+            out[sha] = FileResult(r["path"], sha, r["bytes"], None, (), failure, 0.0, 0.0)
             continue
         chunks = sorted(by_doc.get(sha, []), key=lambda d: (d["tier"] != "section",
                                                             d["chunk_index"]))  # fmt: skip
         record = DocumentRecord.from_store(r | {"status": "indexing"})
-        records = [ChunkRecord.from_store(c) for c in chunks]
-        out[sha] = _Result(r["path"], sha, r["bytes"], record, records, None, 0.0, 0.0)
+        records = tuple(ChunkRecord.from_store(c) for c in chunks)
+        out[sha] = FileResult(r["path"], sha, r["bytes"], record, records, None, 0.0, 0.0)
     return out
 
 
@@ -537,21 +539,14 @@ def _drop_folio_collections(store: Any) -> None:
         store.client.collections[target].delete()
 
 
-@contextlib.contextmanager
-def _replaying(results: dict[str, Any]) -> Iterator[None]:
-    """``ingest`` with its worker pool replaced by a lookup of earlier results."""
-    import pipeline.ingest as ingest_mod
+def _replaying(results: dict[str, FileResult]) -> Runner:
+    """``ingest``'s results looked up among earlier ones instead of the worker pool's."""
 
-    def replay_pool(todo: Sequence[Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+    def replay(todo: Sequence[Found], job: Job) -> Iterator[FileResult]:
         for work in todo:
             yield results[work.sha256]
 
-    real = ingest_mod._run_pool
-    ingest_mod._run_pool = replay_pool
-    try:
-        yield
-    finally:
-        ingest_mod._run_pool = real
+    return replay
 
 
 # --------------------------------------------------------------------------- output

@@ -65,7 +65,6 @@ if importlib.util.find_spec("pipeline") is None:  # a fresh checkout, not instal
 
 import typesense  # noqa: E402
 
-import pipeline.ingest as ingest_mod  # noqa: E402
 from pipeline import make_config  # noqa: E402
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import StoreError  # noqa: E402
@@ -74,7 +73,7 @@ from pipeline.index.records import ChunkRecord  # noqa: E402
 from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
 from pipeline.index.store import Store  # noqa: E402
-from pipeline.ingest import Report, ingest  # noqa: E402
+from pipeline.ingest import IngestOptions, Report, ingest  # noqa: E402
 from pipeline.library import discover, file_sha256  # noqa: E402
 
 
@@ -590,9 +589,6 @@ def main(argv: list[str] | None = None) -> int:
     pace = args.pace if args.pace is not None else chaos_estimate / len(files)
     if args.flush_size is None:
         args.flush_size = max(20, round(len(expected) / len(files) / max(pace, 0.01)))
-    # The indexer's flush size (workload shaping): a module constant of pipeline.ingest,
-    # patched, until ingest takes its indexer as a parameter.
-    setattr(ingest_mod, "BATCH_SIZE", args.flush_size)  # noqa: B010
 
     base = Path(args.keep_dir) if args.keep_dir else Path(tempfile.mkdtemp(prefix="folio-cluster-"))
     cluster = None
@@ -707,9 +703,12 @@ def paced_ingest(run: Run, store: TimedStore) -> Report | None:
             [str(f) for f in run.files],
             make_config(),
             store,
-            workers=run.args.workers,
+            IngestOptions(
+                workers=run.args.workers,
+                embed=False,  # the expected chunks carry no vectors (the dense extra may be here)
+                batch_size=run.args.flush_size,  # the indexer's flush size: workload shaping
+            ),
             progress=paced,
-            embed=False,  # the expected chunks carry no vectors (the dense extra may be here)
         )
     except StoreError as exc:
         run.res["ingest_error"] = str(exc)

@@ -806,10 +806,10 @@ class SetRun:
 
 def ingest_library(store: Any, paths: Sequence[Path], workers: int | None) -> dict[str, Any]:
     from pipeline import make_config
-    from pipeline.ingest import ingest
+    from pipeline.ingest import IngestOptions, ingest
 
     t0 = time.perf_counter()
-    report = ingest([str(p) for p in paths], make_config({}), store, workers=workers)
+    report = ingest([str(p) for p in paths], make_config({}), store, IngestOptions(workers=workers))
     seconds = time.perf_counter() - t0
     if report.interrupted:
         raise KeyboardInterrupt

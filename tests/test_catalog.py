@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.catalog import Found, copy_id, plan
 from pipeline.index.records import DONE, DocumentRecord, Status
+from pipeline.ingest.catalog import Found, copy_id, plan
 
 FP = "fingerprint"
 PATHS = [f"/nowhere/lib/f{i}.md" for i in range(6)]

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import Library
+from pipeline import IngestOptions, Library
 from pipeline.cli import build_parser
 from pipeline.config import make_config
 from pipeline.index import server
 from pipeline.index.store import Store
+from pipeline.limits import Limits
 
 ROOT = Path(__file__).parent.parent
 PDFS = ROOT / "tests" / "fixtures" / "extract"
@@ -92,9 +93,10 @@ def library(store: Store, tmp_path: Path, folio_env: Path) -> Library:
             f"## Table\n\n| name | value |\n|---|---|\n{rows}\n"
         )
     opened = Library(store)
-    report = opened.ingest(
-        [lib], make_config({}), workers=1, file_timeout=None, max_memory_mb=None, embed=False
+    options = IngestOptions(
+        workers=1, embed=False, limits=Limits(file_timeout=None, max_memory_mb=None)
     )
+    report = opened.ingest([lib], make_config({}), options)
     assert len(report.ingested) == 17
     return opened
 

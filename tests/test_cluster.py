@@ -22,7 +22,6 @@ from typing import Any
 
 import pytest
 
-import pipeline.ingest as ingest_mod
 from pipeline import make_config
 from pipeline.chunk.tiers import chunk_document
 from pipeline.extract import extract_file
@@ -30,11 +29,14 @@ from pipeline.index.records import ChunkRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.settings import Node, ServerSettings
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 from pipeline.library import file_sha256
 
 ROOT = Path(__file__).parent.parent
 CONFIG = make_config()
+# Many small batches: writes in every phase. No vectors: the expected chunks are built
+# without them (the dense extra may be here).
+SMALL_BATCHES = IngestOptions(workers=1, embed=False, batch_size=8)
 
 
 def _load_cluster() -> ModuleType:
@@ -87,9 +89,7 @@ def expected_docs(paths: list[Path]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def test_ingest_survives_leader_kill(
-    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_ingest_survives_leader_kill(cluster: Any, tmp_path: Path) -> None:
     """CI variant: the leader is killed (-9) mid-ingest with all three up; the ingest
     rides out the election with Folio's default retries and both survivors end with
     exactly the expected documents. Restarting killed nodes is left to the slow tests:
@@ -97,7 +97,6 @@ def test_ingest_survives_leader_kill(
     snapshot (see scripts/cluster_failover.py), which would make CI flaky."""
     files = small_library(tmp_path / "lib")
     expected = expected_docs(files)
-    monkeypatch.setattr(ingest_mod, "BATCH_SIZE", 8)  # many small batches: writes in every phase
     settings = ServerSettings(
         nodes=tuple(Node(cl.HOST, n.api_port) for n in cluster.nodes), api_key=cluster.api_key
     )
@@ -116,10 +115,7 @@ def test_ingest_survives_leader_kill(
             seen["new_leader"], _ = cl.wait_for_leader(cluster, 60, exclude=(seen["killed"],))
             seen["election_s"] = time.monotonic() - seen["t_kill"]
 
-    # no vectors: the expected chunks are built without them (the dense extra may be here)
-    report = ingest(
-        [str(tmp_path / "lib")], CONFIG, store, workers=1, progress=drill, embed=False
-    )
+    report = ingest([str(tmp_path / "lib")], CONFIG, store, SMALL_BATCHES, progress=drill)
     assert report.failed == [] and not report.interrupted
     assert len(report.ingested) == len(files)
     assert seen["new_leader"] != seen["killed"] and seen["election_s"] < 60
@@ -133,13 +129,10 @@ def test_ingest_survives_leader_kill(
 
 
 @pytest.mark.slow
-def test_ingest_survives_follower_and_leader_kill(
-    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_ingest_survives_follower_and_leader_kill(cluster: Any, tmp_path: Path) -> None:
     files = small_library(tmp_path / "lib")
     expected = expected_docs(files)
     assert 50 <= len(expected) <= 200
-    monkeypatch.setattr(ingest_mod, "BATCH_SIZE", 8)  # many small batches: writes in every phase
     settings = ServerSettings(  # Folio's default timeout and retry budget
         nodes=tuple(Node(cl.HOST, n.api_port) for n in cluster.nodes), api_key=cluster.api_key
     )
@@ -177,10 +170,7 @@ def test_ingest_survives_follower_and_leader_kill(
             seen["election_s"] = time.monotonic() - seen["t_kill"]
             cl.restart_node(cluster, seen["killed_leader"])
 
-    # no vectors: the expected chunks are built without them (the dense extra may be here)
-    report = ingest(
-        [str(tmp_path / "lib")], CONFIG, store, workers=1, progress=drill, embed=False
-    )
+    report = ingest([str(tmp_path / "lib")], CONFIG, store, SMALL_BATCHES, progress=drill)
 
     assert report.failed == [] and not report.interrupted
     assert len(report.ingested) == len(files)

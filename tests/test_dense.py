@@ -17,7 +17,7 @@ from pipeline.errors import RetrievalError
 from pipeline.index import vectors
 from pipeline.index.schema import CHUNKS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import rank, retrieve
 from tests.test_embed import make_tiny_model
 
@@ -56,7 +56,7 @@ def stored_snippets(store: Store) -> list[dict[str, object]]:
 def test_ingest_embeds_snippets_and_hybrid_is_the_default(
     with_model: Path, store: Store, tmp_path: Path
 ) -> None:
-    report = ingest([str(library(tmp_path))], make_config(), store, workers=1)
+    report = ingest([str(library(tmp_path))], make_config(), store, IngestOptions(workers=1))
     assert not report.failed and report.embedder.endswith("/int8/split")
     snippets = stored_snippets(store)
     assert report.embedded == len(snippets) > 0
@@ -76,11 +76,11 @@ def test_only_changed_files_are_embedded_again(
     with_model: Path, store: Store, tmp_path: Path
 ) -> None:
     lib = library(tmp_path)
-    first = ingest([str(lib)], make_config(), store, workers=1)
-    again = ingest([str(lib)], make_config(), store, workers=1)
+    first = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    again = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
     assert again.embedded == 0 and len(again.unchanged) == 2
     (lib / "dogs.md").write_text(TEXTS["dogs.md"] + "\n\nA red dog sat.\n")
-    changed = ingest([str(lib)], make_config(), store, workers=1)
+    changed = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
     dogs = [d for d in stored_snippets(store) if str(d["source"]).endswith("dogs.md")]
     assert changed.embedded == len(dogs) < first.embedded
     assert all("embedding" in d for d in stored_snippets(store))
@@ -91,7 +91,7 @@ def test_without_a_model_retrieval_is_lexical_and_says_why(
 ) -> None:
     monkeypatch.setenv(vectors.MODEL_ENV, str(tmp_path / "no-model"))
     monkeypatch.setattr(vectors, "_loaded", {})
-    report = ingest([str(library(tmp_path))], make_config(), store, workers=1)
+    report = ingest([str(library(tmp_path))], make_config(), store, IngestOptions(workers=1))
     assert report.embedder == "" and report.embedded == 0
     assert not any("embedding" in d for d in stored_snippets(store))
     ctx = retrieve(store, "the cat sat on the mat", 600)
@@ -105,7 +105,9 @@ def test_without_a_model_retrieval_is_lexical_and_says_why(
 def test_ranking_is_deterministic_in_and_across_processes(
     with_model: Path, store: Store, tmp_path: Path, folio_env: Path, mode: str
 ) -> None:
-    assert not ingest([str(library(tmp_path))], make_config(), store, workers=1).failed
+    assert not ingest(
+        [str(library(tmp_path))], make_config(), store, IngestOptions(workers=1)
+    ).failed
     question = "the big dog sat on the red mat"
     first = [(h.id, h.score) for h in rank(store, question, k=10, mode=mode)]
     assert first and first == [(h.id, h.score) for h in rank(store, question, k=10, mode=mode)]

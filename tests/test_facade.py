@@ -50,7 +50,7 @@ def library(store: Store, tmp_path: Path) -> pipeline.Library:
     lib = pipeline.Library(store)
     for name in ("rust-ownership.md", "tufte-sample-book.pdf"):
         shutil.copy(ROOT / "examples" / "library" / name, tmp_path / name)
-    report = lib.ingest([str(tmp_path)], workers=1)
+    report = lib.ingest([str(tmp_path)], options=pipeline.IngestOptions(workers=1))
     assert len(report.ingested) == 2 and not report.failed
     return lib
 

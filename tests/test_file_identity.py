@@ -13,7 +13,7 @@ from pathlib import Path
 from pipeline import make_config
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 
 from .test_ingest import FIXTURES, assert_complete_means_stored, copies, expected_docs, stored
 
@@ -45,10 +45,10 @@ def test_rerun_repairs_a_complete_document_with_missing_chunks(
     store: Store, tmp_path: Path
 ) -> None:
     lib = copies(tmp_path / "lib", 3)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     victim = store.export(DOCUMENTS)[0]
     store.delete_where(CHUNKS, f"doc_id:={victim['doc_id']}")  # as a racing writer did
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.ingested == [victim["path"]]
     assert len(report.unchanged) == 2
     assert stored(store) == expected_docs(sorted(lib.iterdir()))
@@ -86,13 +86,13 @@ def test_records_stored_relative_by_an_older_folio_are_migrated(
     store: Store, tmp_path: Path
 ) -> None:
     lib = copies(tmp_path / "lib", 2)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     # what an older Folio stored for `cd tmp_path && folio ingest lib`
     old = [r | {"path": os.path.relpath(r["path"], tmp_path)} for r in store.export(DOCUMENTS)]
     store.upsert(DOCUMENTS, old)
     chunks = [c | {"source": os.path.relpath(c["source"], tmp_path)} for c in store.export(CHUNKS)]
     store.upsert(CHUNKS, chunks)
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert sorted(report.ingested) == sorted(str(p) for p in lib.iterdir())
     assert sorted(records(store)) == sorted(str(p) for p in lib.iterdir())
     assert stored(store) == expected_docs(sorted(lib.iterdir()))
@@ -112,13 +112,13 @@ def test_a_file_rewritten_during_ingest_is_reported_not_stored(
         if event == "start":  # hashed already, not yet extracted
             book.write_text(short, encoding="utf-8")
 
-    report = ingest([str(lib)], CONFIG, store, workers=1, progress=rewrite)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1), progress=rewrite)
     assert [(f.path, f.stage) for f in report.failed] == [(str(book), "read")]
     assert "changed while it was being ingested" in report.failed[0].reason
     assert report.ingested == []
     assert stored(store) == {}  # nothing stored under the hash of bytes it did not read
     assert_complete_means_stored(store)
-    again = ingest([str(lib)], CONFIG, store, workers=1)
+    again = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert again.ingested == [str(book)]
     (record,) = store.export(DOCUMENTS)
     assert record["doc_id"] == hashlib.sha256(short.encode()).hexdigest()
@@ -130,10 +130,10 @@ def test_editing_one_of_two_identical_files_keeps_the_other(store: Store, tmp_pa
     first = lib / "doc000.md"
     twin = lib / "twin.md"
     shutil.copy(first, twin)
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.duplicates == [(str(twin), str(first))]
     first.write_text("# Edited\n\nA new text.\n", encoding="utf-8")
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert str(first) in report.ingested
     assert stored(store) == expected_docs([first, twin])
     assert_complete_means_stored(store)
@@ -146,13 +146,13 @@ def test_the_same_book_in_two_folders_is_tracked_per_path(store: Store, tmp_path
     two.mkdir()
     shutil.copy(FIXTURES / "golden" / "rust-ownership.md", one / "book.md")
     shutil.copy(one / "book.md", two / "book.md")
-    ingest([str(one)], CONFIG, store, workers=1)
-    report = ingest([str(two)], CONFIG, store, workers=1)
+    ingest([str(one)], CONFIG, store, IngestOptions(workers=1))
+    report = ingest([str(two)], CONFIG, store, IngestOptions(workers=1))
     assert report.duplicates == [(str(two / "book.md"), str(one / "book.md"))]
     assert report.unchanged == []
     assert records(store)[str(two / "book.md")]["status"] == "duplicate"
     (one / "book.md").unlink()
-    report = ingest([str(one)], CONFIG, store, workers=1, prune=True)
+    report = ingest([str(one)], CONFIG, store, IngestOptions(workers=1, prune=True))
     assert report.pruned == [str(one / "book.md")]
     assert stored(store) == expected_docs([two / "book.md"])
     assert sorted(records(store)) == [str(two / "book.md")]

@@ -11,13 +11,13 @@ import pytest
 
 from pipeline import chunk_markdown
 from pipeline.index.records import ChunkRecord
-from pipeline.ingest import _IndexThread, _Result
+from pipeline.ingest import FileResult, IndexThread
 
 CHUNK = ChunkRecord.from_chunk(chunk_markdown("# A\n\ntext\n")[0], "markdown")
 
 
 class Recorder:
-    """Takes results like ``_Indexer`` does; ``add`` waits for ``gate`` when it is set up."""
+    """Takes results like ``Indexer`` does; ``add`` waits for ``gate`` when it is set up."""
 
     def __init__(self, fail_on: str | None = None) -> None:
         self.batch: list[ChunkRecord] = []
@@ -27,7 +27,7 @@ class Recorder:
         self.gate: threading.Event | None = None
         self.fail_on = fail_on
 
-    def add(self, result: _Result) -> None:
+    def add(self, result: FileResult) -> None:
         if self.gate is not None:
             assert self.gate.wait(10)
         if result.path == self.fail_on:
@@ -45,11 +45,11 @@ class Recorder:
         self.batch = []
 
 
-def result(name: str, chunks: int) -> _Result:
-    return _Result(name, name, 1, None, [CHUNK] * chunks, None, 0.0, 0.0)
+def result(name: str, chunks: int) -> FileResult:
+    return FileResult(name, name, 1, None, (CHUNK,) * chunks, None, 0.0, 0.0)
 
 
-def put_in_thread(writer: _IndexThread, item: _Result) -> threading.Thread:
+def put_in_thread(writer: IndexThread, item: FileResult) -> threading.Thread:
     t = threading.Thread(target=writer.put, args=(item,), daemon=True)
     t.start()
     return t
@@ -58,7 +58,7 @@ def put_in_thread(writer: _IndexThread, item: _Result) -> threading.Thread:
 def test_put_waits_while_the_queue_holds_its_limit_of_chunks() -> None:
     rec = Recorder()
     rec.gate = threading.Event()
-    writer = _IndexThread(rec, limit=10, min_batch=10**9)
+    writer = IndexThread(rec, limit=10, min_batch=10**9)
     writer.put(result("a", 1))  # taken by the thread, which then waits on the gate
     deadline = time.monotonic() + 5
     while writer.items and time.monotonic() < deadline:
@@ -78,7 +78,7 @@ def test_put_waits_while_the_queue_holds_its_limit_of_chunks() -> None:
 
 def test_a_result_larger_than_the_limit_goes_through_alone() -> None:
     rec = Recorder()
-    writer = _IndexThread(rec, limit=5)
+    writer = IndexThread(rec, limit=5)
     writer.put(result("big", 50))
     writer.put(result("small", 1))
     writer.finish()
@@ -87,7 +87,7 @@ def test_a_result_larger_than_the_limit_goes_through_alone() -> None:
 
 def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
     rec = Recorder(fail_on="b")
-    writer = _IndexThread(rec)
+    writer = IndexThread(rec)
     writer.put(result("a", 2))
     writer.put(result("b", 2))
     with pytest.raises(RuntimeError, match="store refused b"):
@@ -100,7 +100,7 @@ def test_an_error_on_the_thread_is_raised_to_the_caller() -> None:
 def test_abandon_leaves_queued_results_unindexed() -> None:
     rec = Recorder()
     rec.gate = threading.Event()
-    writer = _IndexThread(rec)
+    writer = IndexThread(rec)
     for name in "abc":
         writer.put(result(name, 1))
     deadline = time.monotonic() + 5
@@ -116,7 +116,7 @@ def test_abandon_leaves_queued_results_unindexed() -> None:
 
 def test_idle_thread_sends_a_partial_batch_early() -> None:
     rec = Recorder()
-    writer = _IndexThread(rec, min_batch=3)
+    writer = IndexThread(rec, min_batch=3)
     writer.put(result("a", 3))
     deadline = time.monotonic() + 5
     while rec.flushes == 0 and time.monotonic() < deadline:

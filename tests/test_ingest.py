@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,18 @@ from pipeline import chunk_file, make_config
 from pipeline.index.records import ChunkRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import (
+    FileResult,
+    Found,
+    Indexer,
+    IngestOptions,
+    Job,
+    Report,
+    ingest,
+    process_file,
+)
+from pipeline.ingest.catalog import Plan
+from pipeline.library import file_sha256
 
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -72,7 +84,7 @@ def good_files(lib: Path) -> list[Path]:
 
 def test_mixed_library_counts_facets_parents_failures(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    report = ingest([str(lib)], CONFIG, store, workers=2)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=2))
     assert len(report.ingested) == 5
     assert [(f.path, f.stage) for f in report.failed] == [(str(lib / "broken.pdf"), "extract")]
     assert "pdf" in report.failed[0].reason.lower() or report.failed[0].reason
@@ -104,30 +116,30 @@ def test_front_matter_only_file_is_reported_empty(store: Store, tmp_path: Path) 
     lib.mkdir()
     (lib / "_index.md").write_text("---\ntitle: Section\nweight: 3\n---\n")
     (lib / "page.md").write_text("# Page\n\nSome text.\n")
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.empty == [str(lib / "_index.md")] and report.failed == []
     assert report.ingested == [str(lib / "page.md")]
     assert store.count(DOCUMENTS, "status:=empty") == 1
-    again = ingest([str(lib)], CONFIG, store, workers=1)
+    again = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert sorted(again.unchanged) == sorted(str(p) for p in lib.iterdir())
 
 
 def test_second_run_changes_nothing(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     before = stored(store)
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.ingested == [] and len(report.unchanged) == 5
     assert stored(store) == before
 
 
 def test_changed_file_leaves_no_stale_chunks(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     target = lib / "md" / "ownership.md"
     old_ids = {c.id for c in chunk_file(target)}
     target.write_text("# Replaced\n\nThe whole chapter was rewritten.\n", encoding="utf-8")
-    report = ingest([str(lib)], CONFIG, store, workers=1)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert report.ingested == [str(target)]
     docs = stored(store)
     assert not old_ids & set(docs)
@@ -137,21 +149,61 @@ def test_changed_file_leaves_no_stale_chunks(store: Store, tmp_path: Path) -> No
 
 def test_prune_and_delete(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     (lib / "notes.txt").unlink()
-    report = ingest([str(lib)], CONFIG, store, workers=1, prune=True)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1, prune=True))
     assert report.pruned == [str(lib / "notes.txt")]
     assert stored(store) == expected_docs(good_files(lib))
 
 
 def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
     lib = library(tmp_path)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     small = make_config({"preset": "small"})
-    report = ingest([str(lib)], small, store, workers=1)
+    report = ingest([str(lib)], small, store, IngestOptions(workers=1))
     assert len(report.ingested) == 5
     n = sum(len(chunk_file(p, small)) for p in good_files(lib))
     assert store.count(CHUNKS) == n
+
+
+def test_batch_size_option_sets_the_import_size(store: Store, tmp_path: Path) -> None:
+    """``IngestOptions.batch_size`` reaches the indexer: a batch goes out every that many
+    chunks, and the document is complete only after the last, partial one."""
+    doc = tmp_path / "doc.md"
+    shutil.copy(FIXTURES / "golden" / "rust-ownership.md", doc)
+    found = Found(str(doc), file_sha256(doc), doc.stat().st_size)
+    result = process_file(found, Job(CONFIG, "fingerprint"))
+    n = len(result.chunks)
+    assert n > 16 and n % 8, n  # two full batches and a partial one at least
+    store.ensure_collections()
+    report = Report()
+    work = Plan((found,), (), (), (), {}, frozenset({found.sha256}))
+    options = IngestOptions(batch_size=8)
+    indexer = Indexer(store, work, set(), report, "fingerprint", options.batch_size)
+    indexer.add(result)
+    assert (store.count(CHUNKS), indexer.pending) == (n - n % 8, n % 8)
+    assert store.count(DOCUMENTS, "status:=indexing") == 1 and report.ingested == []
+    indexer.flush()
+    assert store.count(CHUNKS) == n and report.ingested == [str(doc)]
+    assert store.count(DOCUMENTS, "status:=complete") == 1
+
+
+def test_run_replaces_the_worker_pool(store: Store, tmp_path: Path) -> None:
+    """The results ``run`` gives are what is indexed and reported: no file is processed."""
+    lib = copies(tmp_path / "lib", 2)
+    asked: list[str] = []
+
+    def replay(todo: Sequence[Found], job: Job) -> Iterator[FileResult]:
+        for work in todo:
+            asked.append(work.path)
+            yield FileResult.failed(work, "extract", "replayed")
+
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1), run=replay)
+    assert sorted(asked) == sorted(str(p) for p in lib.iterdir())
+    assert sorted((f.path, f.stage, f.reason) for f in report.failed) == [
+        (path, "extract", "replayed") for path in sorted(asked)
+    ]
+    assert store.count(DOCUMENTS, "status:=failed") == 2 and store.count(CHUNKS) == 0
 
 
 def wait_for_complete(store: Store, n: int, limit: float = 120.0) -> None:

@@ -17,7 +17,7 @@ from pipeline.errors import InvalidInput
 from pipeline.index import server
 from pipeline.index.schema import DOCUMENTS
 from pipeline.index.store import Store, quote
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import Filters, get_section, neighbors, retrieve, search
 
 from .helpers import tool_text
@@ -40,7 +40,7 @@ def one_doc(store: Store, tmp_path: Path) -> Store:
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "rust.md").write_bytes((FIXTURES / "golden" / "rust-ownership.md").read_bytes())
-    assert not ingest([str(lib)], make_config(), store, workers=1).failed
+    assert not ingest([str(lib)], make_config(), store, IngestOptions(workers=1)).failed
     return store
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import Library
+from pipeline import IngestOptions, Library
 from pipeline.index.store import Store
 from pipeline.integrations.langchain import FolioRetriever as LangChainRetriever
 from pipeline.integrations.llamaindex import FolioRetriever as LlamaIndexRetriever
@@ -28,7 +28,7 @@ def library(store: Store, folio_env: Path, tmp_path: Path) -> Library:
     for name in ("rust-ownership.md", "tufte-sample-book.pdf"):
         shutil.copy(ROOT / "examples" / "library" / name, tmp_path / name)
     lib = Library(store)
-    assert not lib.ingest([tmp_path], workers=1).failed
+    assert not lib.ingest([tmp_path], options=IngestOptions(workers=1)).failed
     return lib
 
 

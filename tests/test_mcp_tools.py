@@ -19,7 +19,7 @@ import pytest
 from pipeline import make_config
 from pipeline.index.filters import FORMATS, HINTS, TIERS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import MODES
 
 ROOT = Path(__file__).parent.parent
@@ -33,7 +33,7 @@ def library(store: Store, folio_env: Path, tmp_path: Path) -> Store:
     lib.mkdir()
     for name in ("rust-ownership.md", "rust-operators.md"):
         shutil.copy(EXAMPLES / name, lib / name)
-    assert not ingest([str(lib)], make_config(), store, workers=1).failed
+    assert not ingest([str(lib)], make_config(), store, IngestOptions(workers=1)).failed
     return store
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from pipeline import Library
+from pipeline import IngestOptions, Library
 from pipeline.index.store import Store
 from pipeline.web.app import build_app
 
@@ -28,7 +28,7 @@ Some text about <script>alert('body')</script> zebras and
 def test_document_markup_is_escaped(store: Store, tmp_path: Path) -> None:
     (tmp_path / "hostile.md").write_text(HOSTILE, encoding="utf-8")
     library = Library(store)
-    assert not library.ingest([tmp_path], workers=1).failed
+    assert not library.ingest([tmp_path], options=IngestOptions(workers=1)).failed
     client = TestClient(build_app(library.read_only()), base_url="http://127.0.0.1")
     page = client.get("/", params={"q": "zebras"})
     assert page.status_code == 200, page.text
@@ -52,7 +52,7 @@ def test_document_markup_is_escaped(store: Store, tmp_path: Path) -> None:
 def test_host_check_and_missing_ids(store: Store, tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A\n\nalpha beta\n", encoding="utf-8")
     library = Library(store)
-    library.ingest([tmp_path], workers=1)
+    library.ingest([tmp_path], options=IngestOptions(workers=1))
     app = build_app(library.read_only())
     assert TestClient(app, base_url="http://evil.example").get("/").status_code == 400
     client = TestClient(app, base_url="http://localhost")

@@ -26,7 +26,7 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
-from pipeline import Library
+from pipeline import IngestOptions, Library
 from pipeline.index.store import Store
 from pipeline.retrieve.context import citation_text
 from pipeline.web.pages import pages_text
@@ -60,7 +60,7 @@ def reader(store: Store, folio_env: Path, tmp_path: Path) -> Iterator[tuple[str,
     for name in ("rust-ownership.md", "rust-operators.md", "tufte-sample-book.pdf"):
         shutil.copy(ROOT / "examples" / "library" / name, docs / name)
     library = Library(store)
-    assert not library.ingest([docs], workers=1).failed
+    assert not library.ingest([docs], options=IngestOptions(workers=1)).failed
     port = free_port()
     log = (tmp_path / "serve.log").open("w")
     proc = subprocess.Popen(

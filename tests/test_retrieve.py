@@ -19,7 +19,7 @@ from pipeline.index.keys import search_only_key
 from pipeline.index.schema import CHUNKS
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import Filters, get_section, neighbors, retrieve, search
 
 from .helpers import tool_text
@@ -40,7 +40,7 @@ def loaded(store: Store, tmp_path: Path) -> Store:
         "tufte-sample-book.pdf",
     ):
         shutil.copy(EXAMPLES / name, lib / name)
-    report = ingest([str(lib)], make_config(), store, workers=1)
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
     assert not report.failed
     return store
 
@@ -131,7 +131,7 @@ def test_a_table_hit_brings_the_whole_table(store: Store, tmp_path: Path) -> Non
         f"| Item | 2018 | 2019 |\n|---|---|---|\n{rows}\n| Zanzibar total | 1 | 2 |\n\n"
         f"{prose}\n"
     )
-    assert not ingest([str(tmp_path)], make_config(), store, workers=1).failed
+    assert not ingest([str(tmp_path)], make_config(), store, IngestOptions(workers=1)).failed
     chunks = store.export(CHUNKS)
     assert sum("Line item" in d["text"] for d in chunks if d["tier"] == "snippet") > 1
     section = next(d for d in chunks if d["tier"] == "section" and "Zanzibar" in d["text"])
@@ -214,7 +214,7 @@ def test_a_question_naming_a_statement_finds_the_statement(store: Store, tmp_pat
         f"| Item | 2018 | 2019 |\n|---|---|---|\n| Net sales | 900 | 1,000 |\n{rows}\n"
         "| Net income | 80 | 95 |\n\n## Legal proceedings\n\nNone of note.\n"
     )
-    assert not ingest([str(tmp_path)], make_config(), store, workers=1).failed
+    assert not ingest([str(tmp_path)], make_config(), store, IngestOptions(workers=1)).failed
     ctx = retrieve(
         store, "What was net income in 2019 per the income statement?", 800, mode="lexical"
     )

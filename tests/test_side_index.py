@@ -17,7 +17,7 @@ from pipeline.index.documents import delete_document
 from pipeline.index.lexical import library_state
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import Filters, rank, retrieve
 
 from .test_ingest import copies, wait_for_complete
@@ -39,14 +39,14 @@ def assert_agrees(store: Store) -> None:
 
 def test_agrees_after_ingest_delete_prune_and_reindex(store: Store, tmp_path: Path) -> None:
     lib = copies(tmp_path / "lib", 4)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert_agrees(store)
     assert len(side_index.current(store).ids) > 0
     first = sorted(lib.iterdir())[0]
     delete_document(store, store.export(DOCUMENTS, f"path:=`{first}`")[0]["doc_id"])
     assert_agrees(store)
     sorted(lib.iterdir())[1].unlink()
-    report = ingest([str(lib)], CONFIG, store, workers=1, prune=True)
+    report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1, prune=True))
     assert len(report.pruned) == 1
     assert_agrees(store)
     store.reindex(CHUNKS)
@@ -56,7 +56,7 @@ def test_agrees_after_ingest_delete_prune_and_reindex(store: Store, tmp_path: Pa
 
 def test_a_complete_record_without_its_chunks_is_left_out(store: Store, tmp_path: Path) -> None:
     lib = copies(tmp_path / "lib", 2)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     gone = store.export(DOCUMENTS)[0]["doc_id"]
     store.delete_where(CHUNKS, f"doc_id:={gone}")  # as a racing delete or reindex would
     index = side_index.current(store)
@@ -68,7 +68,7 @@ def test_a_complete_record_without_its_chunks_is_left_out(store: Store, tmp_path
 
 def test_saved_on_disk_and_reloaded_damaged_or_not(store: Store, tmp_path: Path) -> None:
     lib = copies(tmp_path / "lib", 2)
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     base = side_index.root(store)
     fingerprint = library_state(store).fingerprint()
     assert (base / fingerprint / "meta.json").is_file()
@@ -113,7 +113,7 @@ def test_bm25_finds_the_dense_passage_among_many_matches(store: Store, tmp_path:
     (lib / "book.md").write_text("\n".join(parts), encoding="utf-8")
     shutil.copy(lib / "book.md", lib / "book-copy.md")
     (lib / "book-copy.md").write_text("# Other\n\n" + filler * 3, encoding="utf-8")
-    ingest([str(lib)], CONFIG, store, workers=1)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
     assert store.count(CHUNKS, "tier:=snippet") > 60
     best = rank(store, "quartz", k=3, mode="lexical")
     assert "quartz crystals" in best[0].text

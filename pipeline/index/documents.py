@@ -1,6 +1,6 @@
 """A stored content and the file records that point to it: when a file stops holding a
 content (changed or gone), its record goes, and the content goes with the last file
-that held it (see ``pipeline.catalog`` for the record layout)."""
+that held it (see ``pipeline.ingest.catalog`` for the record layout)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import faulthandler
 import json
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -16,14 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.ingest as ingest_mod
 from pipeline import make_config
-from pipeline.extract import extract_file
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
-from pipeline.limits import Limits, supervise
-from pipeline.model import Document
+from pipeline.ingest import FileResult, Found, IngestOptions, Job, ingest, process_file
+from pipeline.limits import Limits, Note, supervise
 
 from . import generate
 from .conftest import running_as_root
@@ -37,10 +33,6 @@ GOOD = {
 # the slowest fast cases are checked file by file in test_files.py; here smaller
 # siblings keep the library quick
 SKIP_IN_LIBRARY = {"md-long-line-8mb", "pdf-1000-pages", "md-headings-10000"}
-fork_only = pytest.mark.skipif(
-    multiprocessing.get_start_method() != "fork",
-    reason="patching the worker's code needs the fork start method",
-)
 
 
 def build_library(root: Path) -> tuple[Path, list[Path]]:
@@ -66,7 +58,9 @@ def build_library(root: Path) -> tuple[Path, list[Path]]:
 def test_hostile_library_ingest(store: Store, tmp_path: Path) -> None:
     lib, hostile = build_library(tmp_path)
     t0 = time.monotonic()
-    report = ingest([str(lib)], CONFIG, store, workers=2, file_timeout=60)
+    report = ingest(
+        [str(lib)], CONFIG, store, IngestOptions(workers=2, limits=Limits(file_timeout=60))
+    )
     elapsed = time.monotonic() - t0
     print(f"hostile library: {len(hostile) + 2} files in {elapsed:.1f} s")
     assert elapsed < 120
@@ -96,11 +90,10 @@ def test_hostile_library_ingest(store: Store, tmp_path: Path) -> None:
             assert docs[failed_path]["status"] == "failed"
 
 
-def _misbehaving_extract(
-    path: str | Path, *, pdf_backend: str = "auto", use_outline: bool = True
-) -> Document:
-    """``extract_file``, except that it hangs, hogs memory or crashes on files so named."""
-    name = Path(path).name
+def _misbehaving(work: Found, job: Job, note: Note | None = None) -> FileResult:
+    """``process_file``, except that it hangs, hogs memory or crashes while extracting
+    files so named."""
+    name = Path(work.path).name
     if "hang" in name:
         time.sleep(3600)
     elif "hog" in name:
@@ -109,13 +102,12 @@ def _misbehaving_extract(
     elif "crash" in name:
         faulthandler.disable()  # no traceback noise: the crash is the point
         os.kill(os.getpid(), signal.SIGSEGV)
-    return extract_file(path, pdf_backend=pdf_backend, use_outline=use_outline)
+    return process_file(work, job, note)
 
 
-@fork_only
 @pytest.mark.parametrize("workers", [1, 2])
 def test_timeout_memory_and_crash_are_failures_and_the_rest_goes_on(
-    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int
+    store: Store, tmp_path: Path, workers: int
 ) -> None:
     lib = tmp_path / "lib"
     lib.mkdir()
@@ -123,9 +115,9 @@ def test_timeout_memory_and_crash_are_failures_and_the_rest_goes_on(
         (lib / f"good-{i}.md").write_text(f"# Good {i}\n\nSome text number {i}.\n")
     for bad in ("hang", "hog", "crash"):
         (lib / f"{bad}.md").write_text(f"# {bad}\n\nbody\n")
-    monkeypatch.setattr(ingest_mod, "extract_file", _misbehaving_extract)
     t0 = time.monotonic()
-    report = ingest([str(lib)], CONFIG, store, workers=workers, file_timeout=2, max_memory_mb=1024)
+    options = IngestOptions(workers=workers, limits=Limits(file_timeout=2, max_memory_mb=1024))
+    report = ingest([str(lib)], CONFIG, store, options, process=_misbehaving)
     assert time.monotonic() - t0 < 30
     assert sorted(report.ingested) == sorted(str(lib / f"good-{i}.md") for i in range(4))
     failed = {Path(f.path).name: f for f in report.failed}
@@ -142,7 +134,9 @@ def test_size_guard(store: Store, tmp_path: Path) -> None:
     lib.mkdir()
     (lib / "small.md").write_text("# Small\n\nFine.\n")
     generate.md_long_line(lib, 2)
-    report = ingest([str(lib)], CONFIG, store, workers=1, max_file_mb=1)
+    report = ingest(
+        [str(lib)], CONFIG, store, IngestOptions(workers=1, limits=Limits(max_file_mb=1))
+    )
     assert report.ingested == [str(lib / "small.md")]
     [f] = report.failed
     assert (f.path, f.stage) == (str(lib / "long-line-2mb.md"), "read")
@@ -192,7 +186,8 @@ import json, os, sys
 from pipeline import make_config
 from pipeline.index.settings import load_server_settings
 from pipeline.index.store import Store
-from pipeline.ingest import ingest
+from pipeline.ingest import IngestOptions, ingest
+from pipeline.limits import Limits
 import pipeline, encodings.utf_8_sig, tempfile
 with tempfile.NamedTemporaryFile("w", suffix=".md") as fh:  # lazy imports happen now:
     fh.write("# Warm\n\nup.\n")                          # nobody may not read the stdlib
@@ -205,8 +200,8 @@ os.chown(home, 65534, 65534)
 os.environ["FOLIO_HOME"] = home
 os.setgid(65534)
 os.setuid(65534)
-report = ingest([sys.argv[1]], make_config(), store, workers=1, file_timeout=None,
-                max_memory_mb=None)
+options = IngestOptions(workers=1, limits=Limits(file_timeout=None, max_memory_mb=None))
+report = ingest([sys.argv[1]], make_config(), store, options)
 print(json.dumps(report.to_dict()))
 """
 
@@ -235,7 +230,7 @@ def test_unreadable_file_is_reported(store: Store, folio_env: Path) -> None:
             assert proc.returncode == 0, proc.stderr[-2000:]
             report = json.loads(proc.stdout)
         else:
-            report = ingest([str(lib)], CONFIG, store, workers=1).to_dict()
+            report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1)).to_dict()
         assert report["ingested"] == [str(lib / "readable.md")]
         failed = {f["path"]: f for f in report["failed"]}
         assert failed[str(lib / "locked.md")]["stage"] == "read"

@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .index.records import DONE, DocumentRecord
+from ..index.records import DONE, DocumentRecord
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,116 @@
+"""Library ingest: discover files, hash, extract and chunk in a process pool while
+batches stream into Typesense; skip unchanged, replace changed, report failures.
+
+One run is three steps: ``plan`` (hash the files, compare them with the stored records,
+record the copies), run (``pool`` processes the files with ``process``, the index
+thread of ``handoff`` feeds their results to the ``indexer``), ``prune``.
+
+Crash safety: a document's record is written as ``indexing`` before its chunks and
+marked ``complete`` only once every chunk is acknowledged. Chunk ids are derived
+from the content hash, tier and index, so re-running after any interruption upserts
+the same ids and then deletes what the run no longer produced: it converges. A file is
+unchanged only when the collection holds every chunk its record counts, so a rerun
+repairs whatever a crash or an outside write removed. The whole run holds the library
+lock: no other writer (delete, prune, reindex, another ingest) runs meanwhile.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from ..config import ChunkConfig
+from ..index import side_index
+from ..index.store import Store
+from .catalog import Found
+from .handoff import MIN_BATCH, IndexThread
+from .indexer import Indexer, Sink
+from .options import IngestOptions
+from .plan import STORE_FORMAT, Planned, config_fingerprint, prepare
+from .pool import Pool, Runner
+from .process import CHANGED, FileResult, Job, Process, process_file
+from .prune import prune, warn_legacy
+from .report import Progress, ProgressHook, Report
+
+
+def ingest(
+    paths: Sequence[str],
+    config: ChunkConfig,
+    store: Store,
+    options: IngestOptions | None = None,
+    *,
+    progress: ProgressHook | None = None,
+    process: Process = process_file,
+    run: Runner | None = None,
+) -> Report:
+    """Ingest files and folders into ``store``; a bad file never stops the run (it is
+    reported in ``failed`` with its path, stage and reason).
+
+    ``process`` turns one file into its result (in a worker process: a module-level
+    function); ``run`` gives the results of the files to do instead of the worker pool.
+    """
+    options = options or IngestOptions()
+    with store.writing(what="ingest"):
+        t_start = time.perf_counter()
+        report = Report()
+        planned = prepare(paths, config, store, options, report)
+        results = run or Pool(process, options.workers, options.limits)
+        _index(store, planned, options, report, results, progress)
+        if options.prune and not report.interrupted:
+            prune(store, paths, planned.records, planned.files, planned.plan.held, report)
+        warn_legacy(planned.records, planned.plan.held)
+        if not report.interrupted:
+            side_index.refresh(store)  # so the first question does not pay for the rebuild
+        report.seconds["total"] = time.perf_counter() - t_start
+        return report
+
+
+def _index(
+    store: Store,
+    planned: Planned,
+    options: IngestOptions,
+    report: Report,
+    run: Runner,
+    hook: ProgressHook | None,
+) -> None:
+    """Process the files to do and index their results; a Ctrl-C marks the report
+    interrupted and leaves what is not acknowledged to the next run."""
+    work, job = planned.plan, planned.job
+    progress = Progress(hook, len(work.todo))
+    # Typesense calls run on their own thread so that the workers are fed while a
+    # batch is being indexed: extraction and chunking overlap with indexing.
+    known = {r.doc_id for r in planned.records}
+    indexer = Indexer(store, work, known, report, job.fingerprint, options.batch_size)
+    writer = IndexThread(indexer)
+    try:
+        for result in run(list(work.todo), job):
+            report.processed(result)
+            writer.put(result)
+            progress.advance(result)
+        writer.finish()
+    except KeyboardInterrupt:
+        report.interrupted = True
+    finally:
+        writer.abandon()  # no-op after finish(); else the thread stops after its call
+
+
+__all__ = [
+    "CHANGED",
+    "MIN_BATCH",
+    "STORE_FORMAT",
+    "FileResult",
+    "Found",
+    "IndexThread",
+    "Indexer",
+    "IngestOptions",
+    "Job",
+    "Pool",
+    "Process",
+    "ProgressHook",
+    "Report",
+    "Runner",
+    "Sink",
+    "config_fingerprint",
+    "ingest",
+    "process_file",
+]

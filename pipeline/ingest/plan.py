@@ -1,0 +1,135 @@
+"""The first step of an ingest: find and hash the files, read what the store holds,
+decide what to do with each file (``catalog.plan``) and record the copies."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import stat
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+from ..config import ChunkConfig
+from ..index import vectors
+from ..index.documents import read_records, release
+from ..index.records import DocumentRecord, Status
+from ..index.schema import CHUNKS, DOCUMENTS
+from ..index.store import Store
+from ..library import Failure, discover, file_sha256
+from ..limits import Limits, size_problem
+from .catalog import Found, Plan, copy_id, plan
+from .options import IngestOptions
+from .process import FileResult, Job
+from .report import Report
+
+# Bumped when what ingest stores for the same bytes and settings changes (fields,
+# titles, retrieval text), so existing documents are re-ingested rather than "unchanged".
+STORE_FORMAT = 2
+
+
+def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:
+    """What, besides the bytes, decides the stored chunks: a document stored under
+    another fingerprint is ingested again (with vectors when they were missing)."""
+    blob = json.dumps([STORE_FORMAT, asdict(config), embedder], sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """A run once planned: its files, the records stored before it, what to do with
+    each file, and the settings each file is processed with."""
+
+    files: tuple[Path, ...]
+    records: tuple[DocumentRecord, ...]
+    plan: Plan
+    job: Job
+
+
+def prepare(
+    paths: Sequence[str], config: ChunkConfig, store: Store, options: IngestOptions, report: Report
+) -> Planned:
+    """Plan the run; the copies' records are written now, the rest is left to do."""
+    created = store.ensure_collections()
+    files, problems = discover(paths)
+    report.failed.extend(problems)
+    # Just created: nothing to read back (and a cluster follower may still answer 404).
+    records = [] if DOCUMENTS in created else read_records(store)
+    # Chunks per document, to tell a complete record from a complete document.
+    stored = store.facet_counts(CHUNKS, "doc_id", 2 * len(records) + 100) if records else {}
+    embed = vectors.unavailable() is None if options.embed is None else options.embed
+    report.embedder = str(vectors.embedder().name) if embed else ""
+    fingerprint = config_fingerprint(config, report.embedder)
+    work = plan(hashed(files, options.limits, report), records, stored, fingerprint)
+    report.unchanged.extend(work.unchanged)
+    record_copies(store, work, fingerprint, report)
+    job = Job(config, fingerprint, embed, options.limits.max_memory_mb)
+    return Planned(tuple(files), tuple(records), work, job)
+
+
+def hashed(files: list[Path], limits: Limits, report: Report) -> list[Found]:
+    """The regular, non-empty files within the size limit, with their hashes."""
+    found: list[Found] = []
+    for f in files:
+        path = str(f)
+        try:
+            st = f.stat()
+            if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
+                report.failed.append(Failure(path, "read", "not a regular file"))
+                continue
+            if st.st_size == 0:  # not a duplicate of every other empty file
+                report.failed.append(Failure(path, "read", "the file is empty"))
+                continue
+            too_big = size_problem(st.st_size, limits)
+            if too_big:
+                report.failed.append(Failure(path, "read", too_big))
+                continue
+            found.append(Found(path, file_sha256(f), st.st_size))
+        except OSError as exc:
+            report.failed.append(Failure(path, "read", exc.strerror or str(exc)))
+    return found
+
+
+def record_copies(store: Store, work: Plan, fingerprint: str, report: Report) -> None:
+    """Each copy of a content gets a ``duplicate`` record of its own (its path is pruned
+    on its own); then what those paths recorded before is released."""
+    new = [
+        replace(file_record(f, fingerprint, "duplicate"), id=copy_id(f.path)).to_store()
+        for f, _, recorded in work.copies
+        if not recorded
+    ]
+    refused = {r.id: r.reason for r in store.upsert(DOCUMENTS, new)} if new else {}
+    for f, keeper, _ in work.copies:
+        if copy_id(f.path) in refused:
+            report.failed.append(Failure(f.path, "index", refused[copy_id(f.path)]))
+        else:
+            report.duplicates.append((f.path, keeper))
+    for old in work.stale:
+        release(store, old, work.held)
+
+
+def file_record(f: Found, fingerprint: str, status: Status) -> DocumentRecord:
+    """The record of a file whose content is not (or not here) indexed."""
+    return DocumentRecord(
+        id=f.sha256,
+        doc_id=f.sha256,
+        path=f.path,
+        title=Path(f.path).name,
+        format=Path(f.path).suffix.lower().lstrip(".") or "unknown",
+        bytes=f.size,
+        sha256=f.sha256,
+        status=status,
+        config=fingerprint,
+        ingested_at=int(time.time()),
+    )
+
+
+def failure_record(result: FileResult, fingerprint: str) -> DocumentRecord:
+    """The record of a file that failed in its worker: stage and reason, no chunks."""
+    assert result.failure is not None
+    found = Found(result.path, result.sha256, result.size)
+    failure = result.failure
+    return replace(
+        file_record(found, fingerprint, "failed"), stage=failure.stage, error=failure.reason
+    )

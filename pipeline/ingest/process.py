@@ -1,0 +1,161 @@
+"""One file of an ingest: read, extract, chunk and embed it into a ``FileResult``. Runs in
+a worker process, so ``process_file`` and everything it is given must pickle."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+from .. import logs
+from ..chunk.tiers import chunk_document
+from ..config import ChunkConfig
+from ..errors import ExtractionError, FolioError
+from ..extract import extract_file
+from ..index import vectors
+from ..index.records import ChunkRecord, DocumentRecord
+from ..library import Failure, snapshot
+from ..limits import Note, memory_reason
+from ..model import Chunk, Document
+from .catalog import Found
+
+CHANGED = "the file changed while it was being ingested; run again to ingest it as it is now"
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What every file of a run is processed with."""
+
+    config: ChunkConfig
+    fingerprint: str  # the settings fingerprint stored in each record
+    embed: bool = False  # store snippet vectors
+    memory_mb: int | None = None  # the worker's address-space limit, to name in a failure
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """A processed file: its record and chunk records, or the failure that stopped it."""
+
+    path: str
+    sha256: str
+    size: int
+    record: DocumentRecord | None  # ``indexing`` until its chunks are in
+    chunks: tuple[ChunkRecord, ...]
+    failure: Failure | None
+    extract_s: float
+    chunk_s: float
+    embed_s: float = 0.0
+
+    @classmethod
+    def failed(cls, work: Found, stage: str, reason: str, seconds: float = 0.0) -> FileResult:
+        failure = Failure(work.path, stage, reason)
+        return cls(work.path, work.sha256, work.size, None, (), failure, seconds, 0.0)
+
+
+class Process(Protocol):
+    """Turns one file into a result; ``note(stage)`` says which stage it is in (a
+    timeout is reported against that stage). Must pickle: a module-level function."""
+
+    def __call__(self, work: Found, job: Job, note: Note | None = None) -> FileResult: ...
+
+
+def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
+    """Extract and chunk one file, and embed its snippets when ``job.embed``."""
+    t0 = time.perf_counter()
+    doc = _read(work, job.memory_mb)
+    t1 = time.perf_counter()
+    if isinstance(doc, Failure):
+        return FileResult.failed(work, doc.stage, doc.reason, t1 - t0)
+    doc = replace(doc, doc_id=work.sha256, source=work.path)
+    if note is not None:
+        note("chunk")
+    try:
+        with logs.about(work.path):
+            chunks = chunk_document(doc, job.config)
+    except MemoryError:
+        return FileResult.failed(work, "chunk", memory_reason(job.memory_mb), t1 - t0)
+    except Exception as exc:
+        return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
+    t2 = time.perf_counter()
+    record = _document_record(work, doc, chunks, job.fingerprint)
+    docs = [ChunkRecord.from_chunk(c, doc.format) for c in chunks]
+    if job.embed:
+        if note is not None:
+            note("embed")
+        try:
+            docs = _embed_snippets(docs)
+        except Exception as exc:  # the model failing on one file must not stop the rest
+            return FileResult.failed(work, "embed", f"{type(exc).__name__}: {exc}", t2 - t0)
+    t3 = time.perf_counter()
+    return FileResult(
+        work.path, work.sha256, work.size, record, tuple(docs), None, t1 - t0, t2 - t1, t3 - t2
+    )
+
+
+def _read(work: Found, memory_mb: int | None) -> Document | Failure:
+    """The file read once, into a private copy that is hashed as it is written, then
+    extracted: what is stored under a hash is exactly the bytes with that hash. A file
+    rewritten since the run hashed it is reported, not stored (the next run ingests it)."""
+    with contextlib.ExitStack() as stack:
+        try:
+            copy, sha, _ = stack.enter_context(snapshot(work.path))
+        except OSError as exc:
+            return Failure(work.path, "read", exc.strerror or str(exc))
+        if sha != work.sha256:
+            return Failure(work.path, "read", CHANGED)
+        try:
+            with logs.about(work.path, str(copy)):
+                return extract_file(copy)
+        except MemoryError:
+            return Failure(work.path, "extract", memory_reason(memory_mb))
+        except ExtractionError as exc:
+            return Failure(work.path, "extract", exc.reason)
+        except Exception as exc:  # a bug or a hostile file must not stop the library
+            what = (
+                str(exc)
+                if isinstance(exc, OSError | FolioError)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            return Failure(work.path, "extract", what.replace(str(copy), work.path))
+
+
+def _document_record(
+    work: Found, doc: Document, chunks: list[Chunk], fingerprint: str
+) -> DocumentRecord:
+    """The record of a file chunked in this run, ``indexing`` until its chunks are in."""
+    sections = sum(1 for c in chunks if c.tier == "section")
+    # The page map lets citations name the exact pages of any range.
+    pages = [[p.number, p.label, p.char_start, p.char_end] for p in doc.pages]
+    return DocumentRecord(
+        id=work.sha256,
+        doc_id=work.sha256,
+        path=work.path,
+        title=chunks[0].doc_title if chunks else doc.title or Path(work.path).stem,
+        author=doc.info.author,
+        format=doc.format,
+        pages=len(doc.pages),
+        backend=doc.info.backend,
+        heading_mode=chunks[0].heading_mode if chunks else "",
+        bytes=work.size,
+        sha256=work.sha256,
+        status="indexing",
+        sections=sections,
+        snippets=len(chunks) - sections,
+        config=fingerprint,
+        ingested_at=int(time.time()),
+        page_map=json.dumps(pages, ensure_ascii=False) if pages else None,
+    )
+
+
+def _embed_snippets(docs: list[ChunkRecord]) -> list[ChunkRecord]:
+    """Snippets carry the vector of their retrieval text (what the 512-token snippet
+    budget is sized for); sections are not embedded."""
+    snippets = [i for i, d in enumerate(docs) if d.chunk.tier == "snippet"]
+    embedded = vectors.embed([docs[i].chunk.retrieval_text for i in snippets])
+    out = list(docs)
+    for i, vector in zip(snippets, embedded, strict=True):
+        out[i] = replace(docs[i], embedding=tuple(vector))
+    return out
