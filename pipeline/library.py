@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .extract import SUPPORTED_SUFFIXES
+from .model import Stage
 
 
 @dataclass(frozen=True, slots=True)
 class Failure:
     path: str
-    stage: str  # read | extract | chunk | embed | index
+    stage: Stage
     reason: str
 
 

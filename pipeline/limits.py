@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from . import logs
 from .errors import InvalidInput
+from .model import STAGES, Stage
 
 DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_MAX_FILE_MB = 512.0
@@ -30,7 +31,7 @@ _MAX_TASKS = 200  # a worker is replaced after this many files (returns its peak
 
 T = TypeVar("T")
 R = TypeVar("R")
-Note = Callable[[str], None]
+Note = Callable[[Stage], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,7 @@ def _worker_main(
     if memory_mb:
         cap_memory(memory_mb)
 
-    def note(stage: str) -> None:
+    def note(stage: Stage) -> None:
         conn.send(("stage", stage))
 
     # Log lines go to the parent, which prints them above its progress bar.
@@ -167,7 +168,7 @@ class _Worker(Generic[T]):
         )
         self._there = there
         self.item: T | None = None
-        self.stage = ""
+        self.stage: Stage = "extract"
         self.deadline = float("inf")
         self.tasks = 0
 
@@ -175,7 +176,7 @@ class _Worker(Generic[T]):
         self.proc.start()
         self._there.close()
 
-    def give(self, item: T, timeout: float | None, stage: str) -> None:
+    def give(self, item: T, timeout: float | None, stage: Stage) -> None:
         self.item, self.stage, self.tasks = item, stage, self.tasks + 1
         self.deadline = time.monotonic() + timeout if timeout else float("inf")
         self.conn.send(item)
@@ -220,7 +221,7 @@ class _Pool(Generic[T, R]):
     def __init__(
         self,
         fn: Callable[[T, Note], R],
-        failed: Callable[[T, str, str], R],
+        failed: Callable[[T, Stage, str], R],
         timeout: float | None,
         memory_mb: int | None,
     ) -> None:
@@ -239,7 +240,7 @@ class _Pool(Generic[T, R]):
         w.start()
         return w
 
-    def give(self, item: T, stage: str) -> None:
+    def give(self, item: T, stage: Stage) -> None:
         w = self.idle.pop() if self.idle else self._new_worker()
         try:
             w.give(item, self.timeout, stage)
@@ -273,7 +274,7 @@ class _Pool(Generic[T, R]):
             yield self._died(w)
             return
         if kind == "stage":
-            w.stage = str(payload)
+            w.stage = payload if payload in STAGES else w.stage
             return
         if kind == "log":
             logs.replay(payload)
@@ -308,12 +309,12 @@ class _Pool(Generic[T, R]):
 def supervise(
     fn: Callable[[T, Note], R],
     items: Iterable[T],
-    failed: Callable[[T, str, str], R],
+    failed: Callable[[T, Stage, str], R],
     *,
     workers: int,
     timeout: float | None,
     memory_mb: int | None,
-    first_stage: str = "extract",
+    first_stage: Stage = "extract",
 ) -> Iterator[R]:
     """``fn(item, note)`` for every item in worker processes, results as they finish.
 

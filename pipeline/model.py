@@ -21,6 +21,9 @@ BlockKind = Literal[
 ]
 HeadingMode = Literal["markdown", "outline", "fonts", "heuristic"]
 Tier = Literal["section", "snippet"]
+# Where a file's ingest failed: reading its bytes, extracting, chunking, embedding, indexing.
+Stage = Literal["read", "extract", "chunk", "embed", "index"]
+STAGES: tuple[Stage, ...] = ("read", "extract", "chunk", "embed", "index")
 BoilerplateKind = Literal["page_number", "running_header", "toc", "index", "copyright"]
 BOILERPLATE_KINDS: tuple[BoilerplateKind, ...] = (
     "page_number",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, ClassVar, Literal, get_args
 
-from ..model import Chunk
+from ..model import STAGES, Chunk, Stage
 
 Status = Literal["indexing", "complete", "empty", "failed", "duplicate"]
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -40,7 +40,7 @@ class DocumentRecord:
     backend: str | None = None
     heading_mode: str | None = None
     error: str | None = None
-    stage: str | None = None
+    stage: Stage | None = None
     page_map: str | None = None  # JSON [[number, label, char_start, char_end], ...]
 
     @classmethod
@@ -52,6 +52,8 @@ class DocumentRecord:
         status = str(values.get("status", ""))
         if status not in STATUSES:
             raise ValueError(f"document record {stored.get('id')!r}: unknown status {status!r}")
+        if values.get("stage") not in (None, *STAGES):
+            values.pop("stage")  # another Folio's stage name: the error text still says it
         return cls(**values)
 
     def to_store(self) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from functools import partial
 from typing import Protocol
 
 from ..limits import Limits, Note, supervise
+from ..model import Stage
 from .catalog import Found
 from .process import FileResult, Job, Process, process_file
 
@@ -56,5 +57,5 @@ def _run_one(work: Found, note: Note, *, process: Process, job: Job) -> FileResu
     return process(work, job, note)
 
 
-def _failed_in_worker(work: Found, stage: str, reason: str) -> FileResult:
+def _failed_in_worker(work: Found, stage: Stage, reason: str) -> FileResult:
     return FileResult.failed(work, stage, reason)

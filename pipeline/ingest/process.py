@@ -19,7 +19,7 @@ from ..index import vectors
 from ..index.records import ChunkRecord, DocumentRecord
 from ..library import Failure, snapshot
 from ..limits import Note, memory_reason
-from ..model import Chunk, Document
+from ..model import Chunk, Document, Stage
 from .catalog import Found
 
 CHANGED = "the file changed while it was being ingested; run again to ingest it as it is now"
@@ -50,7 +50,7 @@ class FileResult:
     embed_s: float = 0.0
 
     @classmethod
-    def failed(cls, work: Found, stage: str, reason: str, seconds: float = 0.0) -> FileResult:
+    def failed(cls, work: Found, stage: Stage, reason: str, seconds: float = 0.0) -> FileResult:
         failure = Failure(work.path, stage, reason)
         return cls(work.path, work.sha256, work.size, None, (), failure, seconds, 0.0)
 
