@@ -46,3 +46,13 @@ def test_document_record_round_trips_and_refuses_unknown_status() -> None:
     assert DocumentRecord.from_store(stored | {"from_a_newer_folio": 1}) == rec
     with pytest.raises(ValueError, match="unknown status 'done'"):
         DocumentRecord.from_store(stored | {"status": "done"})
+
+
+def test_failed_record_keeps_a_known_stage_and_drops_an_unknown_one() -> None:
+    rec = DocumentRecord(
+        id="h", doc_id="h", path="/a.pdf", title="a.pdf", format="pdf", bytes=3, sha256="h",
+        status="failed", error="timed out", stage="extract",
+    )  # fmt: skip
+    assert DocumentRecord.from_store(rec.to_store()) == rec
+    other = DocumentRecord.from_store(rec.to_store() | {"stage": "ocr"})
+    assert other.stage is None and other.error == "timed out"
