@@ -448,17 +448,8 @@ class _Builder:
         crumbs = [d.sections[d.section_of[u.block]].breadcrumb for u in own]
         breadcrumb = _common_prefix(crumbs)
         section_title = d.sections[d.section_of[own[0].block]].title
-        # Unit counts are exact; their sum is exact too for an additive counter.
-        body_tokens = sum(u.tokens for u in allu)
-        args = (d.title, breadcrumb[1:], concepts, hints.table_text)
-        context, tokens = fit_prefix(*args, body_tokens, maximum, self._prefix_counts)
-        if not self.additive:
-            exact = self.counter.count(context + body)
-            if exact > maximum:  # the join cost more than the parts: shorten the prefix
-                extra = exact - tokens
-                context, _ = fit_prefix(*args, body_tokens + extra, maximum, self._prefix_counts)
-                exact = self.counter.count(context + body)
-            tokens = exact
+        prefix = (d.title, breadcrumb[1:], concepts, hints.table_text)
+        context, tokens = self._fit(prefix, body, sum(u.tokens for u in allu), maximum)
         oversized = tokens > maximum and any(u.oversized for u in own)
         return Chunk(
             id=str(uuid.uuid5(CHUNK_NAMESPACE, f"{d.doc_id}:{tier}:{index}")),
@@ -491,6 +482,25 @@ class _Builder:
             suffix_chars=len(last.suffix),
             heading_mode=d.heading_mode,
         )
+
+    def _fit(
+        self,
+        prefix: tuple[str, Sequence[str], Sequence[str], str],
+        body: str,
+        body_tokens: int,
+        maximum: int,
+    ) -> tuple[str, int]:
+        """The context prefix that fits ``maximum`` beside ``body``, and the chunk's tokens.
+        Unit counts are exact; their sum is exact too for an additive counter."""
+        context, tokens = fit_prefix(*prefix, body_tokens, maximum, self._prefix_counts)
+        if self.additive:
+            return context, tokens
+        exact = self.counter.count(context + body)
+        if exact > maximum:  # the join cost more than the parts: shorten the prefix
+            extra = exact - tokens
+            context, _ = fit_prefix(*prefix, body_tokens + extra, maximum, self._prefix_counts)
+            exact = self.counter.count(context + body)
+        return context, exact
 
     def _page(self, offset: int) -> int | None:
         if not self.d.page_starts:
