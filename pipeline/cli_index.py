@@ -213,9 +213,8 @@ def add_commands(sub: Commands) -> None:
     p = add_command(sub, cmd_delete, parents=[waiting, common])
     p.add_argument("doc", metavar="DOC", help="doc_id, a unique prefix of it, or a path")
 
-    p = add_command(sub, cmd_reindex, parents=[waiting, common])
-
-    p = add_command(sub, cmd_mcp, parents=[common])
+    add_command(sub, cmd_reindex, parents=[waiting, common])
+    add_command(sub, cmd_mcp, parents=[common])
 
     p = add_command(sub, cmd_server)
     p.add_argument("action", choices=("start", "stop", "status"), help="start, stop or status")

@@ -337,6 +337,5 @@ def add_read_commands(
     p = add_command(sub, cmd_show, parents=[common], json="the chunk, citation and neighbours")
     p.add_argument("id", metavar="ID", help="a section or snippet id")
 
-    p = add_command(sub, cmd_docs, parents=[common], json="every record in full, as JSON")
-
-    p = add_command(sub, cmd_status, parents=[common], json="the same as JSON")
+    add_command(sub, cmd_docs, parents=[common], json="every record in full, as JSON")
+    add_command(sub, cmd_status, parents=[common], json="the same as JSON")

@@ -26,7 +26,7 @@ INSTALL_HINT = "pip install 'folio-pipeline[marker]'"
 # marker's paginated markdown: "\n\n{PAGE_ID}------------------------------------------------\n\n"
 _PAGE_MARK = re.compile(r"(?:^|\n)\{(\d+)\}-{48}[ \t]*(?:\n|$)")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _converter: Any = None
 
 
@@ -135,13 +135,25 @@ def split_pages(markdown: str) -> list[tuple[int, str]]:
     return out
 
 
-def _page_count(path: Path) -> int | None:
+def _pdf_facts(path: Path) -> tuple[int | None, str]:
+    """The page count and the information dictionary's title, as pypdf reads them (each
+    unknown when pypdf cannot say: marker's own output still stands)."""
     try:
         from pypdf import PdfReader
 
-        return len(PdfReader(path).pages)
+        reader = PdfReader(path)
     except Exception:
-        return None
+        return None, ""
+    try:
+        count: int | None = len(reader.pages)
+    except Exception:
+        count = None
+    try:
+        info = reader.metadata
+        title = str(info.get("/Title") or "") if info else ""
+    except Exception:
+        title = ""
+    return count, title
 
 
 def document_from_marker(
@@ -227,10 +239,7 @@ def _outline(
     def page_of(off: int) -> int:
         return next((pg.number for pg in pages if pg.char_start <= off < pg.char_end), len(pages))
 
-    heads = [
-        (m.start(), len(m.group(1)), m.group(2))
-        for m in re.finditer(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", text, re.MULTILINE)
-    ]
+    heads = [(m.start(), len(m.group(1)), m.group(2)) for m in _ATX.finditer(text)]
     if not toc:
         return tuple(OutlineEntry(lvl, t, page_of(off), off) for off, lvl, t in heads)
     outline: list[OutlineEntry] = []
@@ -265,24 +274,15 @@ def read_pdf_marker(
     meta = getattr(rendered, "metadata", None)
     if meta is None and isinstance(rendered, Mapping):
         meta = rendered.get("metadata")
-    title = p.stem
-    info_title = ""
-    try:
-        from pypdf import PdfReader
-
-        info = PdfReader(p).metadata
-        info_title = str(info.get("/Title") or "") if info else ""
-    except Exception:
-        info_title = ""
-    doc = document_from_marker(
+    page_count, info_title = _pdf_facts(p)
+    return document_from_marker(
         str(markdown),
         meta or {},
         source=str(path),
-        title=info_title.strip() or title,
-        page_count=_page_count(p),
+        title=info_title.strip() or p.stem,
+        page_count=page_count,
         use_outline=use_outline,
     )
-    return doc
 
 
 __all__ = [
