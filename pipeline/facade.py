@@ -114,7 +114,7 @@ class Library:
         with self.store.writing(wait, "reindex"):
             for name in (CHUNKS, DOCUMENTS):
                 swapped.append((name, *self.store.reindex(name)))
-            side_index.refresh(self.store)
+            side_index.rebuild(self.store)
         return swapped
 
     # -- reading ---------------------------------------------------------------------------

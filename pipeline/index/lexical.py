@@ -1,57 +1,61 @@
-"""The agent ranking's lexical index: BM25 (``bm25s``) over the snippets of every complete
-document, with collection-wide statistics.
+"""The agent ranking's lexical index: BM25 over the snippets of every complete document,
+with library-wide statistics, kept on disk with ``tantivy`` (Lucene's design: immutable
+segments, deletes, and a ``meta.json`` committed atomically).
 
-Typesense stays the store; this index is derived from it and kept on disk beside it
-(``$FOLIO_HOME/lexical/``). It is named by a fingerprint of the ``complete`` document
-records, and every use compares that fingerprint with the store's records, so it can lag
-behind the collection only until the next query: a write that changes the records (ingest,
-delete, prune, a crash mid-ingest) makes the next query rebuild it. A document is indexed
-only when the snippets read back number what its record says, so a document whose chunks
-are missing is left out (and the index rebuilt again next time) rather than half indexed.
+Typesense stays the store; this index is derived from it and kept beside it
+(``$FOLIO_HOME/lexical/<store>/``, see ``side_index``). Every row is a snippet: its
+stemmed ``retrieval_text`` (``body``) and its lead (``lead``, the path and table caption,
+scored as a field of its own), with the fields filters use. The first snippet of each
+document also carries the document's catalog entry (title, path, format, snippet count,
+settings), so one commit changes a document's rows and its entry together, and BM25's
+statistics count snippets only, as the ranking was measured. Beside tantivy's
+``meta.json``, ``folio.json`` says which store generation (``index.generation``) the
+index reflects; it names the commit it was written after, so a crash between the two
+reads as "behind", never as "current".
+
+Terms are Folio's own (``words``: stopwords out, Snowball stems), handed to tantivy
+already split (its ``whitespace`` tokenizer only finds them again), so index and query
+see the same terms.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-import logging
-from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
 
-from typesense.exceptions import ObjectNotFound
+import tantivy
 
 from ..chunk.concepts import prefix_lead
-from ..errors import StoreError
+from ..errors import FolioError
 from .filters import Filters
-from .schema import CHUNKS, DOCUMENTS
-from .store import Store
 from .words import words
 
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
-
-log = logging.getLogger("folio.lexical")
-
-HINTS = ("prose", "table", "code", "list", "quote", "mixed")
-_FIELDS = (
+FORMAT = 3  # of the saved index; another one is rebuilt
+# The lead scored as a field of its own, added with this weight: measured with
+# scripts/eval_retrieval.py, a question naming a statement ("balance sheet") finds the
+# statement's snippets instead of prose that repeats the words (financebench-dev, right
+# filing: evidence page in the top 4 snippets 47 -> 79%; chunking-eval unchanged).
+LEAD_WEIGHT = 1.0
+META_FILE = "folio.json"
+HEAP = 64_000_000  # the writer's indexing buffer (tantivy's minimum is 15 MB)
+SNIPPET_FIELDS = (
     "id,doc_id,parent_id,chunk_index,retrieval_text,content_hints,contains_table,"
     "page_start,page_end"
 )
-_PAGE = 250  # Typesense's largest page
-# The lead (a snippet's path and table caption) scored as a field of its own, added with
-# this weight: measured with scripts/eval_retrieval.py, a question naming a statement
-# ("balance sheet") finds the statement's snippets instead of prose that repeats the
-# words (financebench-dev, right filing: evidence page in the top 4 snippets 47 -> 79%;
-# chunking-eval unchanged).
-LEAD_WEIGHT = 1.0
-FORMAT = 2  # of the saved index; part of the fingerprint, so older ones are rebuilt
+
+
+class DamagedIndex(FolioError):
+    """The index on disk cannot be read or disagrees with itself."""
 
 
 @dataclass(frozen=True, slots=True)
 class DocInfo:
+    """A complete document as the index knows it (from its ``folio_documents`` record)."""
+
     doc_id: str
     title: str
     path: str
@@ -59,213 +63,267 @@ class DocInfo:
     snippets: int
     config: str
 
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> DocInfo:
+        return cls(
+            str(record["doc_id"]),
+            str(record.get("title") or ""),
+            str(record.get("path") or ""),
+            str(record.get("format") or ""),
+            int(record.get("snippets") or 0),
+            str(record.get("config") or ""),
+        )
+
+    def key(self) -> tuple[str, int]:
+        """What the snippets follow from (a content's doc_id names its bytes)."""
+        return (self.config, self.snippets)
+
 
 @dataclass(frozen=True, slots=True)
-class LibraryState:
-    """What the store records as complete: the side index must hold exactly this."""
-
-    docs: tuple[DocInfo, ...]
-    stored: int  # snippets in the collection, of any document
-
-    def fingerprint(self) -> str:
-        # A document's snippets follow from its content hash and chunk settings, so the
-        # records name the content exactly (a reindex copies it unchanged); the stored
-        # count catches chunks written or deleted behind the records' back.
-        keys = [[d.doc_id, d.config, d.snippets] for d in self.docs]
-        blob = json.dumps([FORMAT, self.stored, keys], separators=(",", ":")).encode()
-        return hashlib.sha256(blob).hexdigest()[:32]
+class Meta:
+    generation: int  # commits of this index
+    store_generation: int  # the store's generation the index reflects
 
 
-_STATE = ("status:=complete", "doc_id,title,path,format,snippets,config")
+@dataclass(frozen=True, slots=True)
+class Match:
+    """One scored snippet."""
+
+    id: str
+    doc_id: str
+    parent: str
+    order: int  # chunk_index
+    score: float
 
 
-def state_searches() -> list[dict[str, Any]]:
-    """``library_state``'s queries, to send along with other searches."""
+def _schema() -> Any:
+    sb = tantivy.SchemaBuilder()
+    for name in ("head", "id", "doc_id", "hints", "format"):
+        sb.add_text_field(name, stored=name in ("id", "doc_id"), tokenizer_name="raw")
+    sb.add_bytes_field("parent", stored=True)
+    sb.add_unsigned_field("order", stored=True)
+    for name in ("body", "lead"):
+        sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
+    sb.add_boolean_field("table", indexed=True)
+    for name in ("page_start", "page_end"):
+        sb.add_integer_field(name, indexed=True)
+    sb.add_bytes_field("info", stored=True)
+    return sb.build()
+
+
+SCHEMA = _schema()
+_Q = tantivy.Query
+
+
+def _term(field: str, value: str | bool) -> Any:
+    return _Q.term_query(SCHEMA, field, value)
+
+
+def _any(queries: Sequence[Any]) -> Any:
+    return _Q.boolean_query([(tantivy.Occur.Should, q) for q in queries])
+
+
+class LexicalIndex:
+    """A reader of the index at ``path``: ``refresh`` sees the last commit (cheap when
+    nothing changed), ``search`` ranks snippets."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self._index = tantivy.Index.open(str(path))
+        except (ValueError, OSError) as exc:
+            raise DamagedIndex(f"lexical index at {path} cannot be opened: {exc}") from exc
+        self.meta = Meta(-1, -1)
+        self._commit = -1
+        self.docs: tuple[DocInfo, ...] = ()
+        self.refresh()
+
+    def refresh(self) -> Meta:
+        """Load the last commit; the catalog is read again only when it changed."""
+        try:
+            commit = _opstamp(self.path)
+            self._index.reload()
+            searcher = self._index.searcher()
+            if commit != self._commit:
+                self.docs = _read_docs(searcher)
+                _check(searcher, self.docs)
+                self._commit = commit
+            self.meta = read_meta(self.path, commit)
+        except (ValueError, OSError, KeyError, TypeError) as exc:
+            raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
+        self._searcher = searcher
+        return self.meta
+
+    def __len__(self) -> int:
+        return sum(d.snippets for d in self.docs)
+
+    def search(
+        self,
+        terms: Sequence[str],
+        lead_terms: Sequence[str],
+        boosts: Mapping[str, float],
+        filters: Filters,
+        k: int,
+    ) -> list[Match]:
+        """The ``k`` best snippets: BM25 of the body for ``terms`` plus the weighted BM25
+        of the lead for ``lead_terms`` (a snippet must match one of them), plus its
+        document's ``boosts`` entry; ties in document and chunk order."""
+        if not terms or filters.tier not in (None, "snippet"):
+            return []
+        text = _any([_term("body", t) for t in terms])
+        lead = [_term("lead", t) for t in lead_terms]
+        matched = _any([text, _Q.boost_query(_any(lead), LEAD_WEIGHT)]) if lead else text
+        clauses = [(tantivy.Occur.Must, matched)]
+        clauses += [(tantivy.Occur.Must, q) for q in _filter_queries(filters)]
+        clauses += [(tantivy.Occur.Should, q) for q in _boost_queries(boosts)]
+        try:
+            found = self._searcher.search(_Q.boolean_query(clauses), k + 16, count=False)
+            rows = [(score, self._searcher.doc(addr).to_dict()) for score, addr in found.hits]
+        except ValueError as exc:
+            raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
+        out = [_match(d, float(score)) for score, d in rows]
+        # Stable order: score, then position (document id, chunk index).
+        out.sort(key=lambda m: (-m.score, m.doc_id, m.order))
+        return out[:k]
+
+
+def _match(row: Mapping[str, list[Any]], score: float) -> Match:
+    parent = bytes(row["parent"][0]).decode()
+    return Match(row["id"][0], row["doc_id"][0], parent, int(row["order"][0]), score)
+
+
+def _filter_queries(filters: Filters) -> list[Any]:
+    # Filters match without adding to the score.
+    out: list[Any] = []
+    if filters.doc:
+        out.append(_term("doc_id", filters.doc))
+    if filters.format:
+        out.append(_term("format", filters.format))
+    out += [_term("hints", h) for h in filters.hints]
+    if filters.has_table is not None:
+        out.append(_term("table", filters.has_table))
+    integer = tantivy.FieldType.Integer
+    if filters.page_from is not None:
+        out.append(_Q.range_query(SCHEMA, "page_end", integer, filters.page_from, None))
+    if filters.page_to is not None:
+        out.append(_Q.range_query(SCHEMA, "page_start", integer, 0, filters.page_to))
+    return [_Q.const_score_query(q, 0.0) for q in out]
+
+
+def _boost_queries(boosts: Mapping[str, float]) -> list[Any]:
+    """One constant-score clause per distinct boost: the documents that share it."""
+    by_value: dict[float, list[str]] = {}
+    for doc_id, value in boosts.items():
+        if value > 0:
+            by_value.setdefault(value, []).append(doc_id)
     return [
-        {"collection": DOCUMENTS, **_params(*_STATE, page=1)},
-        {"collection": CHUNKS, "q": "*", "filter_by": "tier:=snippet", "per_page": 0},
+        _Q.const_score_query(_Q.term_set_query(SCHEMA, "doc_id", sorted(ids)), value)
+        for value, ids in by_value.items()
     ]
 
 
-def library_state(store: Store, answers: list[dict[str, Any]] | None = None) -> LibraryState:
-    """The complete documents, sorted by id, and the number of stored snippets (through
-    search: a search-only key suffices); none when nothing was ever ingested.
-    ``answers``: the answers to ``state_searches()`` when they were already sent."""
-    docs: list[DocInfo] = []
+def _opstamp(path: Path) -> int:
+    """The commit tantivy's ``meta.json`` names (-1: none yet)."""
+    return int(json.loads((path / "meta.json").read_text(encoding="utf-8")).get("opstamp", -1))
+
+
+def read_meta(path: Path, commit: int | None = None) -> Meta:
+    """``folio.json``: the generations, when it was written after commit ``commit``;
+    else (a crash between the two, or no such file) the index counts as behind."""
+    commit = _opstamp(path) if commit is None else commit
     try:
-        answers = answers or store.multi_search(state_searches())
-        hits = list(_pages(store, DOCUMENTS, *_STATE, first=answers[0]))
-    except StoreError as exc:
-        if isinstance(exc.__cause__, ObjectNotFound) or "404" in str(exc):
-            return LibraryState((), 0)
-        raise
-    for hit in hits:
-        docs.append(
-            DocInfo(
-                hit["doc_id"],
-                str(hit.get("title") or ""),
-                str(hit.get("path") or ""),
-                str(hit.get("format") or ""),
-                int(hit.get("snippets") or 0),
-                str(hit.get("config") or ""),
-            )
-        )
-    docs.sort(key=lambda d: d.doc_id)
-    return LibraryState(tuple(docs), int(answers[1].get("found", 0)))
+        info = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return Meta(0, -1)
+    if info.get("format") != FORMAT:
+        raise ValueError(f"format {info.get('format')!r}, not {FORMAT}")
+    if info.get("commit") != commit:
+        return Meta(int(info["generation"]), -1)
+    return Meta(int(info["generation"]), int(info["store_generation"]))
 
 
-def _params(filter_by: str, fields: str, page: int) -> dict[str, Any]:
-    return {
-        "q": "*",
-        "filter_by": filter_by,
-        "include_fields": fields,
-        "per_page": _PAGE,
-        "page": page,
-    }
+def _read_docs(searcher: Any) -> tuple[DocInfo, ...]:
+    query = _term("head", "1")
+    n = searcher.search(query, 1, count=True).count
+    hits = searcher.search(query, n).hits if n else []
+    docs = [DocInfo(**json.loads(bytes(searcher.doc(a).to_dict()["info"][0]))) for _, a in hits]
+    return tuple(sorted(docs, key=lambda d: d.doc_id))
 
 
-def _pages(
-    store: Store, name: str, filter_by: str, fields: str, first: dict[str, Any] | None = None
-) -> Iterator[dict[str, Any]]:
-    page, seen = 1, 0
-    while True:
-        if page == 1 and first is not None:
-            res = first
-        else:
-            res = store.search(name, _params(filter_by, fields, page))
-        hits = res.get("hits", [])
-        for h in hits:
-            yield h["document"]
-        seen += len(hits)
-        if not hits or seen >= int(res.get("found", 0)):
-            return
-        page += 1
+def _check(searcher: Any, docs: Sequence[DocInfo]) -> None:
+    """The rows agree with the catalog: as many as its documents count, one entry each."""
+    expected = sum(d.snippets for d in docs)
+    if searcher.num_docs != expected or len({d.doc_id for d in docs}) != len(docs):
+        raise ValueError(f"{searcher.num_docs} snippet rows for a catalog of {expected}")
 
 
-@dataclass(frozen=True, slots=True)
-class LexicalIndex:
-    """BM25 over snippets; row ``i`` is snippet ``ids[i]`` of document ``docs[doc[i]]``."""
+class LexicalWriter:
+    """Changes to the index, published together by ``commit``. One writer at a time
+    (tantivy locks the folder; Folio's index lock orders its processes first)."""
 
-    fingerprint: str
-    docs: tuple[DocInfo, ...]
-    ids: tuple[str, ...]
-    parents: tuple[str, ...]  # each snippet's section id
-    doc: NDArray[np.int32]
-    hints: NDArray[np.uint8]  # bit per HINTS entry
-    table: NDArray[np.bool_]
-    page_start: NDArray[np.int32]  # -1: not paginated
-    page_end: NDArray[np.int32]
-    bm25: Any  # bm25s.BM25 over the retrieval texts
-    lead: Any  # bm25s.BM25 over the leads (``prefix_lead``); None when no snippet has one
+    def __init__(self, path: Path, create: bool = False) -> None:
+        self.path = path
+        path.mkdir(parents=True, exist_ok=True)
+        try:
+            if create:
+                self._index = tantivy.Index(SCHEMA, path=str(path), reuse=False)
+            else:
+                self._index = tantivy.Index.open(str(path))
+            self._writer = self._index.writer(HEAP, 1)
+            self.meta = Meta(0, -1) if create else read_meta(path)
+        except (ValueError, OSError, KeyError, TypeError) as exc:
+            raise DamagedIndex(f"lexical index at {path} cannot be written: {exc}") from exc
 
-    def __len__(self) -> int:
-        return len(self.ids)
+    def docs(self) -> tuple[DocInfo, ...]:
+        """The catalog as last committed (checked against the rows)."""
+        self._index.reload()
+        searcher = self._index.searcher()
+        docs = _read_docs(searcher)
+        _check(searcher, docs)
+        return docs
 
-    def rows(self) -> dict[str, int]:
-        """Row of each snippet id (built once per index, not per query)."""
-        return _rows(self.ids)
+    def remove(self, doc_id: str) -> None:
+        """The document's snippets and catalog entry (applied at commit)."""
+        self._writer.delete_documents_by_term("doc_id", doc_id)
 
-    def names(self) -> list[frozenset[str]]:
-        """Each document's title and file-name terms (what a question names it by)."""
-        return _names(self.docs)
+    def add(self, doc: DocInfo, snippets: Sequence[Mapping[str, Any]]) -> None:
+        """A document's snippets (stored chunk records, ``SNIPPET_FIELDS``), the first
+        one carrying its catalog entry."""
+        for n, snippet in enumerate(snippets):
+            row = _snippet_row(snippet, doc.format)
+            if n == 0:
+                row.add_text("head", "1")
+                row.add_bytes("info", json.dumps(asdict(doc)).encode())
+            self._writer.add_document(row)
 
-    def scores(self, terms: list[str], lead_terms: list[str]) -> NDArray[np.float32]:
-        """BM25 of every snippet for the (stemmed) query terms, plus the weighted BM25 of
-        its lead for ``lead_terms``."""
-        import numpy as np
+    def commit(self, store_generation: int) -> Meta:
+        """Publish the changes, then record the generations beside the commit."""
+        commit = int(self._writer.commit())
+        meta = Meta(self.meta.generation + 1, store_generation)
+        info = {"format": FORMAT, "commit": commit, **asdict(meta)}
+        tmp = self.path / f".{META_FILE}.tmp"
+        tmp.write_text(json.dumps(info), encoding="utf-8")
+        os.replace(tmp, self.path / META_FILE)
+        self.meta = meta
+        return meta
 
-        out: NDArray[np.float32] = np.zeros(len(self.ids), dtype=np.float32)
-        for bm25, weight, asked in ((self.bm25, 1.0, terms), (self.lead, LEAD_WEIGHT, lead_terms)):
-            known = [t for t in asked if self.ids and bm25 is not None and t in bm25.vocab_dict]
-            if known:
-                out += weight * np.asarray(bm25.get_scores(known), dtype=np.float32)
-        return out
-
-    def mask(self, filters: Filters) -> NDArray[np.bool_] | None:
-        """Rows that pass ``filters`` (``None``: all of them)."""
-        import numpy as np
-
-        keep = np.ones(len(self.ids), dtype=bool)
-        if filters.doc:
-            rows = [i for i, d in enumerate(self.docs) if d.doc_id == filters.doc]
-            keep &= np.isin(self.doc, rows)
-        if filters.format:
-            rows = [i for i, d in enumerate(self.docs) if d.format == filters.format]
-            keep &= np.isin(self.doc, rows)
-        for hint in filters.hints:
-            bit = 1 << HINTS.index(hint) if hint in HINTS else 0
-            keep &= (self.hints & bit) != 0
-        if filters.has_table is not None:
-            keep &= self.table == filters.has_table
-        if filters.page_from is not None:
-            keep &= self.page_end >= filters.page_from
-        if filters.page_to is not None:
-            keep &= (self.page_start >= 0) & (self.page_start <= filters.page_to)
-        if filters.tier not in (None, "snippet"):
-            keep[:] = False
-        return None if bool(keep.all()) else keep
+    def close(self) -> None:
+        self._writer.wait_merging_threads()
 
 
-@lru_cache(maxsize=4)
-def _rows(ids: tuple[str, ...]) -> dict[str, int]:
-    return {i: n for n, i in enumerate(ids)}
-
-
-@lru_cache(maxsize=4)
-def _names(docs: tuple[DocInfo, ...]) -> list[frozenset[str]]:
-    return [frozenset(words(f"{d.title} {_file_stem(d.path)}")) for d in docs]
-
-
-def _file_stem(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
-    return name.rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
-
-
-def build(store: Store, state: LibraryState) -> LexicalIndex:
-    """Read the snippets of the complete documents back from the store and index them."""
-    import bm25s
-    import numpy as np
-
-    by_doc = {d.doc_id: d for d in state.docs}
-    rows: dict[str, dict[str, Any]] = {}
-    stored = _pages(store, CHUNKS, "tier:=snippet", _FIELDS) if by_doc else iter(())
-    for hit in stored:
-        if hit["doc_id"] in by_doc:
-            rows[hit["id"]] = hit
-    counts: dict[str, int] = {}
-    for hit in rows.values():
-        counts[hit["doc_id"]] = counts.get(hit["doc_id"], 0) + 1
-    docs = tuple(d for d in state.docs if counts.get(d.doc_id, 0) == d.snippets)
-    if len(docs) < len(state.docs):
-        short = len(state.docs) - len(docs)
-        log.warning("%d complete document(s) lack snippets in the store; left out", short)
-    index_of = {d.doc_id: i for i, d in enumerate(docs)}
-    kept = sorted(
-        (h for h in rows.values() if h["doc_id"] in index_of),
-        key=lambda h: (index_of[h["doc_id"]], int(h["chunk_index"])),
-    )
-    bm25 = bm25s.BM25()
-    corpus = [words(h["retrieval_text"]) for h in kept]
-    if kept:
-        bm25.index(corpus, show_progress=False)
-    leads = [words(prefix_lead(h["retrieval_text"])) for h in kept]
-    lead = bm25s.BM25() if any(leads) else None
-    if lead is not None:
-        lead.index(leads, show_progress=False)
-
-    def bits(h: dict[str, Any]) -> int:
-        return sum(1 << HINTS.index(x) for x in h.get("content_hints", []) if x in HINTS)
-
-    return LexicalIndex(
-        fingerprint=LibraryState(docs, state.stored).fingerprint(),
-        docs=docs,
-        ids=tuple(h["id"] for h in kept),
-        parents=tuple(str(h.get("parent_id") or "") for h in kept),
-        doc=np.array([index_of[h["doc_id"]] for h in kept], dtype=np.int32),
-        hints=np.array([bits(h) for h in kept], dtype=np.uint8),
-        table=np.array([bool(h.get("contains_table")) for h in kept], dtype=bool),
-        page_start=np.array([int(h.get("page_start", -1)) for h in kept], dtype=np.int32),
-        page_end=np.array([int(h.get("page_end", -1)) for h in kept], dtype=np.int32),
-        bm25=bm25,
-        lead=lead,
-    )
+def _snippet_row(snippet: Mapping[str, Any], fmt: str) -> Any:
+    row = tantivy.Document()
+    row.add_text("id", str(snippet["id"]))
+    row.add_text("doc_id", str(snippet["doc_id"]))
+    row.add_bytes("parent", str(snippet.get("parent_id") or "").encode())
+    row.add_text("format", fmt)
+    row.add_unsigned("order", int(snippet.get("chunk_index") or 0))
+    text = str(snippet.get("retrieval_text") or "")
+    row.add_text("body", " ".join(words(text)))
+    row.add_text("lead", " ".join(words(prefix_lead(text))))
+    for hint in snippet.get("content_hints") or ():
+        row.add_text("hints", str(hint))
+    row.add_boolean("table", bool(snippet.get("contains_table")))
+    row.add_integer("page_start", int(snippet.get("page_start", -1)))
+    row.add_integer("page_end", int(snippet.get("page_end", -1)))
+    return row

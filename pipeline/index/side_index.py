@@ -1,32 +1,57 @@
-"""Where the lexical index lives on disk, and the one way to get it: ``current(store)``.
+"""Where the lexical index lives, how writers keep it current and how readers open it.
 
-Layout under ``$FOLIO_HOME/lexical/<store>/``: one directory per fingerprint, written
-under a temporary name and renamed into place (a kill -9 mid-write leaves only a
-temporary directory, removed later), so a reader never sees half an index.
+Layout: ``$FOLIO_HOME/lexical/<store>/v<FORMAT>/``, one tantivy index per store (the
+embedded server, or the URLs of a remote one). Typesense is the source of truth:
+
+- **Writers** (ingest, delete, prune, reindex: they hold the library lock) raise the
+  store's generation (``index.generation``) and then ``sync``: the index's catalog is
+  compared with the store's complete documents, the documents gone or changed are
+  deleted, the new ones read back from one node (by ``export``, a few dozen documents
+  per request) and added, and one commit publishes it all with the generation it
+  reflects. The cost follows what changed, not the size of the library.
+- **Readers** open the index from disk (memory-mapped by tantivy) and compare its
+  generation with the store's, which they read with their question. Behind (a writer on
+  another host, or one killed before its sync), they run the same ``sync``: it catches
+  up by the difference, deletes included, since a document that is no longer complete
+  in the store is no longer in the catalog they compare.
+- **Damaged or missing** (unreadable files, rows that disagree with the catalog, an
+  older format): the folder is moved aside and rebuilt once from the store, in a new
+  folder renamed into place when done; a reader that finds another process rebuilding
+  it gets ``None`` (the caller answers from Typesense's own ranking, with a note).
+
+A local index lock (``$FOLIO_HOME/locks/<store>.lexical.lock``) orders the processes of
+one machine that change the index; a reader never waits for it.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import logging
 import os
 import shutil
 import tempfile
 import threading
 import time
-from dataclasses import asdict
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ..errors import FolioError
+from typesense.exceptions import ObjectNotFound
+
+from ..errors import FolioError, LockBusy, StoreError
 from ..home import folio_home
-from .lexical import DocInfo, LexicalIndex, LibraryState, build, library_state
-from .schema import CHUNKS
-from .store import Store
+from . import generation
+from .lexical import FORMAT, SNIPPET_FIELDS, DamagedIndex, DocInfo, LexicalIndex, LexicalWriter
+from .lock import library_lock
+from .schema import CHUNKS, DOCUMENTS
+from .store import Store, quote
 
 log = logging.getLogger("folio.lexical")
-_STALE_TMP_S = 3600.0  # a build directory this old was left by a killed process
-_memo: dict[Path, LexicalIndex] = {}
-_lock = threading.Lock()
+_BATCH_DOCS = 40  # documents per export request (the filter travels in the URL)
+_PAGE = 250  # Typesense's largest page
+_DOC_FIELDS = "doc_id,title,path,format,snippets,config"
+_STALE_S = 3600.0  # a build folder this old was left by a killed process
 
 
 def root(store: Store) -> Path:
@@ -34,135 +59,271 @@ def root(store: Store) -> Path:
     return folio_home() / "lexical" / store.identity()
 
 
-def current(store: Store, state: LibraryState | None = None) -> LexicalIndex:
-    """The lexical index of what the store holds now (``state``, else read): from
-    memory, else disk, else built from the store (and saved) when the records changed
-    since it was last built."""
-    state = state or library_state(store)
-    fingerprint = state.fingerprint()
-    base = root(store)
-    with _lock:
-        cached = _memo.get(base)
-        if cached is not None and cached.fingerprint == fingerprint:
-            return cached
-        index = _load(base / fingerprint)
-        if index is None:
-            index = build(store, state)
-            _save(base, index)
-        _memo[base] = index
+def location(store: Store) -> Path:
+    return root(store) / f"v{FORMAT}"
+
+
+@dataclass(slots=True)
+class _Open:
+    inode: int
+    index: LexicalIndex
+
+
+_open: dict[Path, _Open] = {}
+_guard = threading.Lock()
+
+
+def _reader(path: Path) -> LexicalIndex:
+    """The index at ``path``, kept open per process (reopened when a rebuild replaced
+    the folder); ``DamagedIndex`` when it is missing or cannot be read."""
+    try:
+        inode = path.stat().st_ino
+    except OSError as exc:
+        raise DamagedIndex(f"no lexical index at {path}") from exc
+    with _guard:
+        held = _open.get(path)
+        if held is not None and held.inode == inode:
+            held.index.refresh()
+            return held.index
+        index = LexicalIndex(path)
+        _open[path] = _Open(inode, index)
         return index
 
 
+def current(store: Store, wanted: int | None = None) -> LexicalIndex | None:
+    """The index for a reader, caught up with the store's generation ``wanted`` (read
+    when not given). ``None`` when another process is rebuilding it right now."""
+    path = location(store)
+    wanted = generation.read(store) if wanted is None else wanted
+    try:
+        index: LexicalIndex | None = _reader(path)
+    except DamagedIndex as exc:
+        log.info("%s", exc)
+        index = None
+    if index is not None and index.meta.store_generation == wanted:
+        return index
+    try:
+        with _index_lock(store, wait=0 if index is not None else 5.0):
+            sync(store, wanted)
+    except LockBusy:
+        return index  # being brought up to date by another process: answer from this one
+    return _reader(path)
+
+
 def refresh(store: Store) -> LexicalIndex | None:
-    """Bring the index up to date after a write (ingest, delete, prune, reindex), so
-    the next question does not pay for the rebuild. Best effort: the next query
-    rebuilds it anyway, so a failure here is logged, never raised. ``None`` when there
-    is no chunk collection yet or the refresh failed."""
+    """A writer's last step: raise the store's generation and bring the index up to date
+    (the library lock is held). The writes are in Typesense already, so a failure here
+    is logged, never raised: the next reader catches up."""
     try:
         if store.alias_target(CHUNKS) is None:
             return None
-        return current(store)
+        with _index_lock(store, wait=None):
+            sync(store, generation.advance(store))
+        return _reader(location(store))
     except (OSError, ImportError, FolioError) as exc:
-        log.warning("lexical index not refreshed (the next query rebuilds it): %s", exc)
+        log.warning("lexical index not brought up to date (the next query does it): %s", exc)
         return None
 
 
-def _save(base: Path, index: LexicalIndex) -> None:
-    """Best effort: a state folder that cannot be written costs a rebuild in the next
-    process, never a failed command."""
-    import numpy as np
+def rebuild(store: Store) -> LexicalIndex:
+    """``folio reindex``: the index built again from the store, whatever it holds now
+    (the library lock is held)."""
+    with _index_lock(store, wait=None):
+        _set_aside(location(store))
+        sync(store, generation.advance(store))
+    return _reader(location(store))
 
+
+@contextlib.contextmanager
+def _index_lock(store: Store, wait: float | None) -> Iterator[None]:
+    path = folio_home() / "locks" / f"{store.identity()}.lexical.lock"
+    with library_lock(path, wait=wait, what="lexical index update"):
+        yield
+
+
+def sync(store: Store, wanted: int) -> None:
+    """Make the index hold the store's complete documents (the caller holds the index
+    lock). A damaged or missing index is built again in a new folder."""
+    path = location(store)
     try:
-        base.mkdir(parents=True, exist_ok=True, mode=0o700)
-        _sweep(base, keep=index.fingerprint)
-        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
-    except OSError as exc:
-        log.warning("lexical index not saved under %s: %s", base, exc)
+        writer = LexicalWriter(path) if (path / "meta.json").is_file() else None
+        if writer is not None:
+            have = {d.doc_id: d for d in writer.docs()}
+    except (DamagedIndex, ValueError) as exc:
+        log.warning("lexical index set aside and rebuilt: %s", exc)
+        writer = None
+    if writer is None:
+        _rebuild_into(store, path, wanted)
         return
     try:
-        if index.ids:
-            index.bm25.save(str(tmp / "bm25"), show_progress=False)
-        if index.lead is not None:
-            index.lead.save(str(tmp / "lead"), show_progress=False)
-        meta = {"fingerprint": index.fingerprint, "docs": [asdict(d) for d in index.docs]}
-        (tmp / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-        rows = {"ids": index.ids, "parents": index.parents}
-        (tmp / "ids.json").write_text(json.dumps(rows), encoding="utf-8")
-        np.savez(
-            tmp / "rows.npz",
-            doc=index.doc,
-            hints=index.hints,
-            table=index.table,
-            page_start=index.page_start,
-            page_end=index.page_end,
-        )
-        _fsync_tree(tmp)
-        os.rename(tmp, base / index.fingerprint)
-    except OSError:
-        # Another process saved the same fingerprint first (same content), or the disk
-        # refused: the index in memory still serves this process.
-        shutil.rmtree(tmp, ignore_errors=True)
+        _apply(store, writer, have, wanted)
+    finally:
+        writer.close()
 
 
-def _load(path: Path) -> LexicalIndex | None:
+def _rebuild_into(store: Store, path: Path, wanted: int) -> None:
+    base = path.parent
+    base.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _sweep(base)
+    tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
+    writer = LexicalWriter(tmp, create=True)
+    started = time.perf_counter()
     try:
-        if not (path / "meta.json").is_file():
-            return None
-    except OSError:  # unreadable state folder: rebuilt from the store
-        return None
-    import bm25s
-    import numpy as np
-
-    try:
-        meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        names = json.loads((path / "ids.json").read_text(encoding="utf-8"))
-        ids, parents = tuple(names["ids"]), tuple(names["parents"])
-        rows = np.load(path / "rows.npz")
-        bm25 = (
-            bm25s.BM25.load(str(path / "bm25"), mmap=True, show_progress=False)
-            if ids
-            else bm25s.BM25()
-        )
-        lead = (
-            bm25s.BM25.load(str(path / "lead"), mmap=True, show_progress=False)
-            if (path / "lead").is_dir()
-            else None
-        )
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # damaged: rebuilt from the store
-    return LexicalIndex(
-        fingerprint=str(meta["fingerprint"]),
-        docs=tuple(DocInfo(**d) for d in meta["docs"]),
-        ids=ids,
-        parents=parents,
-        doc=rows["doc"],
-        hints=rows["hints"],
-        table=rows["table"],
-        page_start=rows["page_start"],
-        page_end=rows["page_end"],
-        bm25=bm25,
-        lead=lead,
-    )
+        _apply(store, writer, {}, wanted)
+    finally:
+        writer.close()
+    _set_aside(path)
+    os.rename(tmp, path)
+    log.info("lexical index built in %.1fs at %s", time.perf_counter() - started, path)
 
 
-def _sweep(base: Path, keep: str) -> None:
-    """Drop older fingerprints and build folders left by killed processes."""
+def _set_aside(path: Path) -> None:
+    """Move a (damaged) index out of the way; the one before it is dropped."""
+    if not path.exists():
+        return
+    aside = path.with_name(f"{path.name}.damaged")
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(path, aside)
+
+
+def _sweep(base: Path) -> None:
     now = time.time()
     for entry in base.iterdir():
-        if entry.name == keep:
-            continue
-        try:
-            if entry.name.startswith(".tmp-"):
-                if now - entry.stat().st_mtime > _STALE_TMP_S:
-                    shutil.rmtree(entry, ignore_errors=True)
-            else:
+        with contextlib.suppress(OSError):
+            stale = entry.name.startswith(".tmp-") and now - entry.stat().st_mtime > _STALE_S
+            old = (
+                entry.name.startswith("v") and entry.name != f"v{FORMAT}" and "." not in entry.name
+            )
+            legacy = len(entry.name) == 32 and entry.is_dir()  # format 2: one per fingerprint
+            if stale or old or legacy:
                 shutil.rmtree(entry, ignore_errors=True)
-        except OSError:
-            continue
 
 
-def _fsync_tree(path: Path) -> None:
-    for entry in sorted(path.rglob("*")):
-        if entry.is_file():
-            with entry.open("rb") as fh:
-                os.fsync(fh.fileno())
+def _apply(store: Store, writer: LexicalWriter, have: Mapping[str, DocInfo], wanted: int) -> None:
+    """Delete what the store no longer holds complete, add what it holds new, commit."""
+    want = {d.doc_id: d for d in complete_documents(store)}
+    gone = [i for i, d in have.items() if i not in want or want[i].key() != d.key()]
+    new = [d for i, d in want.items() if i not in have or have[i].key() != d.key()]
+    for doc_id in gone:
+        writer.remove(doc_id)
+    short = _add(store, writer, new)
+    if not (gone or new) and writer.meta.store_generation == wanted:
+        return
+    # A document whose snippets came back short is left out; the index then keeps its
+    # old generation, so the next reader tries again.
+    writer.commit(writer.meta.store_generation if short else wanted)
+    if short:
+        log.warning(
+            "%d complete document(s) lack snippets in the store; left out of the lexical "
+            "index for now",
+            len(short),
+        )
+
+
+def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[str]:
+    """Read the documents' snippets back and add each document whose count is right;
+    returns the doc_ids left out."""
+    short: list[str] = []
+    source = _one_node(store)
+    for start in range(0, len(docs), _BATCH_DOCS):
+        batch = docs[start : start + _BATCH_DOCS]
+        rows = _snippets(source, [d.doc_id for d in batch])
+        for doc in batch:
+            got = rows.get(doc.doc_id, [])
+            if len(got) == doc.snippets:
+                writer.add(doc, sorted(got, key=lambda r: int(r.get("chunk_index") or 0)))
+            else:
+                short.append(doc.doc_id)
+    return short
+
+
+def _one_node(store: Store) -> Store:
+    """A client of the store's first node only: one consistent read, not pages that
+    round-robin over replicas ordering ties differently."""
+    if len(store.nodes) == 1:
+        return store
+    return Store(store.settings, nodes=store.nodes[:1], api_key=store.api_key)
+
+
+def _snippets(store: Store, doc_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The stored snippets of ``doc_ids``, by document."""
+    found: dict[str, dict[str, dict[str, Any]]] = {i: {} for i in doc_ids}
+    ids = ",".join(quote(i) for i in doc_ids)
+    try:
+        rows: Sequence[Mapping[str, Any]] = store.export(
+            CHUNKS, f"tier:=snippet && doc_id:[{ids}]", include=SNIPPET_FIELDS
+        )
+    except StoreError as exc:
+        if "401" not in str(exc):
+            raise
+        rows = [r for i in doc_ids for r in _search_pages(store, i)]  # a search-only key
+    for row in rows:
+        found.setdefault(str(row["doc_id"]), {})[str(row["id"])] = dict(row)
+    return {i: list(r.values()) for i, r in found.items()}
+
+
+def _search_pages(store: Store, doc_id: str) -> Iterator[dict[str, Any]]:
+    """One document's snippets through search (what a search-only key may do), in chunk
+    order (a unique sort within one document, so pages neither skip nor repeat)."""
+    params = {
+        "q": "*",
+        "filter_by": f"tier:=snippet && doc_id:={quote(doc_id)}",
+        "include_fields": SNIPPET_FIELDS,
+        "sort_by": "chunk_index:asc",
+        "per_page": _PAGE,
+    }
+    page = 1
+    while True:
+        res = store.search(CHUNKS, params | {"page": page})
+        hits = res.get("hits", [])
+        yield from (h["document"] for h in hits)
+        if len(hits) < _PAGE:
+            return
+        page += 1
+
+
+def complete_documents(store: Store) -> list[DocInfo]:
+    """The store's complete documents, one per doc_id, sorted by it."""
+    try:
+        rows: Sequence[Mapping[str, Any]] = store.export(
+            DOCUMENTS, "status:=complete", include=_DOC_FIELDS
+        )
+    except StoreError as exc:
+        if _missing(exc):
+            return []  # nothing was ever ingested
+        if "401" not in str(exc):
+            raise
+        rows = _records_by_search(store)
+    docs: dict[str, DocInfo] = {}
+    for row in sorted(rows, key=lambda r: str(r.get("path") or "")):
+        docs.setdefault(str(row["doc_id"]), DocInfo.of(row))
+    return [docs[i] for i in sorted(docs)]
+
+
+def _missing(exc: StoreError) -> bool:
+    return isinstance(exc.__cause__, ObjectNotFound) or "404" in str(exc)
+
+
+def _records_by_search(store: Store, tries: int = 3) -> list[dict[str, Any]]:
+    """Every complete record through search pages, read again when the pages did not add
+    up (a cluster's nodes may order ties differently)."""
+    params = {
+        "q": "*",
+        "filter_by": "status:=complete",
+        "include_fields": f"id,{_DOC_FIELDS}",
+        "per_page": _PAGE,
+    }
+    for _ in range(tries):
+        rows: dict[str, dict[str, Any]] = {}
+        page, total = 1, 0
+        while True:
+            res = store.search(DOCUMENTS, params | {"page": page})
+            total = int(res.get("found", 0))
+            hits = res.get("hits", [])
+            rows.update({h["document"]["id"]: h["document"] for h in hits})
+            if len(hits) < _PAGE:
+                break
+            page += 1
+        if len(rows) == total:
+            return list(rows.values())
+    raise StoreError(f"the document records did not add up in {tries} reads")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from ..index import vectors
@@ -27,14 +28,25 @@ def vector_search(query: str, filters: Filters, k: int = POOL) -> dict[str, Any]
         "vector_query": f"embedding:([{values}], k:{k})",
         "filter_by": expr,
         "per_page": k,
-        "include_fields": "id",
+        "include_fields": "id,parent_id,doc_id",
     }
 
 
-def ranked(result: dict[str, Any], k: int = POOL) -> list[Ranked]:
-    """``vector_search``'s answer as a ranking, best first."""
+def ranked(result: dict[str, Any], docs: Collection[str], k: int = POOL) -> list[Ranked]:
+    """``vector_search``'s answer as a ranking, best first: the hits of ``docs`` only."""
     out: list[Ranked] = []
-    for n, h in enumerate(result.get("hits", [])[:k], 1):
+    hits = [h for h in result.get("hits", []) if h["document"].get("doc_id") in docs]
+    for n, h in enumerate(hits[:k], 1):
         similarity = 1.0 - float(h["vector_distance"])  # Typesense gives cosine distance
-        out.append(Ranked(h["document"]["id"], similarity, dense=similarity, dense_rank=n))
+        d = h["document"]
+        out.append(
+            Ranked(
+                d["id"],
+                similarity,
+                dense=similarity,
+                dense_rank=n,
+                parent=str(d.get("parent_id") or ""),
+                doc_id=str(d["doc_id"]),
+            )
+        )
     return out

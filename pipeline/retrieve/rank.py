@@ -6,16 +6,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Literal
 
 from ..index.filters import Filters
-from ..index.lexical import LexicalIndex
+from ..index.lexical import DocInfo, LexicalIndex
 from ..index.words import query_words, words
-
-if TYPE_CHECKING:
-    import numpy as np
-    from numpy.typing import NDArray
 
 Mode = Literal["lexical", "dense", "hybrid"]
 MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
@@ -33,47 +30,55 @@ class Ranked:
     lexical_rank: int | None = None
     dense: float | None = None  # cosine similarity
     dense_rank: int | None = None
+    parent: str = ""  # the snippet's section id
+    doc_id: str = ""
 
 
-def focus(index: LexicalIndex, terms: Sequence[str]) -> NDArray[np.float32]:
+def focus(docs: Sequence[DocInfo], terms: Sequence[str]) -> dict[str, float]:
     """Per document: how strongly the question names it, as the idf (over documents) of
     the question's terms (``terms``: in question order) found in its title or file
     name. "3M's 2018 capital expenditure" pulls towards the document titled "3M 2018
     10K"."""
-    import numpy as np
-
-    n = len(index.docs)
-    names = index.names()
-    out = np.zeros(n, dtype=np.float32)
+    n = len(docs)
+    names = _names(tuple(docs))
+    out: dict[str, float] = {}
     # File names run words together (BESTBUY_2019_10K): joined neighbours match them.
     joined = ["".join(terms[i : i + k]) for k in (2, 3) for i in range(len(terms) - k + 1)]
     for term in dict.fromkeys([*terms, *joined]):
-        holders = [i for i, name in enumerate(names) if term in name]
+        holders = names.get(term, ())
         if holders and len(holders) < n:
-            out[holders] += math.log(1 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
+            weight = math.log(1 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
+            for doc_id in holders:
+                out[doc_id] = out.get(doc_id, 0.0) + weight
     return out
+
+
+@lru_cache(maxsize=4)
+def _names(docs: tuple[DocInfo, ...]) -> dict[str, tuple[str, ...]]:
+    """Each title or file-name term, and the documents it names (built once per
+    catalog, not per question)."""
+    holders: dict[str, list[str]] = {}
+    for d in docs:
+        for term in set(words(f"{d.title} {_file_stem(d.path)}")):
+            holders.setdefault(term, []).append(d.doc_id)
+    return {t: tuple(ids) for t, ids in holders.items()}
+
+
+def _file_stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
 
 
 def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) -> list[Ranked]:
     """The ``k`` best snippets by BM25 plus the title pull, best first."""
-    import numpy as np
-
     terms = query_words(query)
     if not len(index) or not terms:
         return []
-    scores = index.scores(terms, lead_terms(query, terms))
-    matched = scores > 0
-    scores = scores + FOCUS_WEIGHT * focus(index, words(query))[index.doc]
-    keep = index.mask(filters)
-    live = matched if keep is None else matched & keep
-    rows = np.flatnonzero(live)
-    if rows.size == 0:
-        return []
-    # Stable order: score, then position in the index (document id, chunk index).
-    best = rows[np.lexsort((rows, -scores[rows]))][:k]
+    boosts = {d: FOCUS_WEIGHT * w for d, w in focus(index.docs, words(query)).items()}
+    found = index.search(terms, lead_terms(query, terms), boosts, filters, k)
     return [
-        Ranked(index.ids[i], float(scores[i]), float(scores[i]), n)
-        for n, i in enumerate(best.tolist(), 1)
+        Ranked(m.id, m.score, m.score, n, parent=m.parent, doc_id=m.doc_id)
+        for n, m in enumerate(found, 1)
     ]
 
 
@@ -150,8 +155,10 @@ def _combine(a: Ranked, b: Ranked) -> Ranked:
         a.lexical_rank if a.lexical_rank is not None else b.lexical_rank,
         a.dense if a.dense is not None else b.dense,
         a.dense_rank if a.dense_rank is not None else b.dense_rank,
+        a.parent or b.parent,
+        a.doc_id or b.doc_id,
     )
 
 
 def _with_score(r: Ranked, score: float) -> Ranked:
-    return Ranked(r.id, score, r.lexical, r.lexical_rank, r.dense, r.dense_rank)
+    return replace(r, score=score)

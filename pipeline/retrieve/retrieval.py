@@ -8,8 +8,9 @@ from typing import Any
 
 from ..chunk.tokens import Estimator, TokenCounter
 from ..errors import RetrievalError, StoreError
+from ..index import generation
 from ..index.filters import Filters
-from ..index.lexical import library_state, state_searches
+from ..index.schema import CHUNKS
 from ..index.side_index import current
 from ..index.store import Store, found
 from ..inputs import check_query, check_range
@@ -17,6 +18,7 @@ from . import dense
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
 from .rank import MODES, POOL, Mode, Ranked, fuse, fusion_for, lexical
+from .search import keywords
 
 SNIPPETS = 12  # ranked snippets considered for one context
 
@@ -33,36 +35,62 @@ class Ranking:
 def rank_snippets(
     store: Store, query: str, filters: Filters | None = None, mode: str | None = None
 ) -> Ranking:
-    """Snippets ranked for ``query``: one round trip reads the library's state (and runs
-    the vector search), the BM25 side index scores the rest in process."""
+    """Snippets ranked for ``query``: one round trip reads the store's generation (and
+    runs the vector search), the lexical index on disk scores the rest in process."""
     check_query(query)
     filters = replace(filters or Filters(), tier="snippet")
     chosen, note = _mode(mode)
-    searches = state_searches()
+    searches = [generation.search()]
     if chosen != "lexical":
         searches.append(dense.vector_search(query, filters))
-    try:
-        results = store.multi_search(searches)
-    except StoreError as exc:
-        if chosen != "lexical":
-            raise RetrievalError(f"vector search failed (were snippets embedded?): {exc}") from exc
-        raise
-    index = current(store, library_state(store, results[:2]))
-    rows = index.rows()
+    results = _search(store, searches, chosen)
+    index = current(store, generation.of(results[0]))
+    if index is None:
+        return _fallback(store, query, filters, chosen)
     words = lexical(index, query, filters) if chosen != "dense" else []
-    vectors = dense.ranked(results[2]) if chosen != "lexical" else []
+    # A vector hit of a document the index does not hold is not complete yet.
+    complete = {d.doc_id for d in index.docs}
+    vectors = dense.ranked(results[1], complete) if chosen != "lexical" else []
     if chosen == "hybrid":
         ranked = fuse(words, vectors, fusion_for(words), POOL)
     else:
         ranked = words if chosen == "lexical" else vectors
-    # A vector hit outside the side index belongs to a document not yet complete.
-    ranked = [r for r in ranked if r.id in rows]
     return Ranking(
-        ranked,
-        {r.id: index.parents[rows[r.id]] for r in ranked},
-        {r.id: index.docs[int(index.doc[rows[r.id]])].doc_id for r in ranked},
-        chosen,
-        note,
+        ranked, {r.id: r.parent for r in ranked}, {r.id: r.doc_id for r in ranked}, chosen, note
+    )
+
+
+def _search(store: Store, searches: list[dict[str, Any]], chosen: Mode) -> list[dict[str, Any]]:
+    try:
+        return store.multi_search(searches)
+    except StoreError as exc:
+        if chosen != "lexical":
+            raise RetrievalError(f"vector search failed (were snippets embedded?): {exc}") from exc
+        # A library no writer of this Folio has written yet has no generation record.
+        return [{"hits": []}, *store.multi_search(searches[1:])]
+
+
+def _fallback(store: Store, query: str, filters: Filters, chosen: Mode) -> Ranking:
+    """While another process rebuilds the lexical index: Typesense's own ranking."""
+    params = {
+        "q": keywords(query),
+        "query_by": "section_title,retrieval_text",
+        "query_by_weights": "3,1",
+        "drop_tokens_threshold": 20,
+        "filter_by": " && ".join(x for x in ("tier:=snippet", filters.expression()) if x),
+        "include_fields": "id,parent_id,doc_id",
+        "per_page": POOL,
+    }
+    docs = found(store.search(CHUNKS, params))
+    ranked = [
+        Ranked(
+            d["id"], float(POOL - n), lexical_rank=n + 1, parent=d["parent_id"], doc_id=d["doc_id"]
+        )
+        for n, d in enumerate(docs)
+    ]
+    note = "the lexical index is being rebuilt: ranked by Typesense's keyword search for now"
+    return Ranking(
+        ranked, {r.id: r.parent for r in ranked}, {r.id: r.doc_id for r in ranked}, chosen, note
     )
 
 
@@ -100,12 +128,7 @@ def _fetch(
     searches = [by_id_search(ids), by_id_search(parent_ids), page_map_search(doc_ids)]
     wanted = [s for s in searches if s is not None]
     answers = iter(store.multi_search(wanted) if wanted else [])
-    return [
-        {d["id"]: d for d in found(next(answers))}
-        if s is not None
-        else {}
-        for s in searches
-    ]
+    return [{d["id"]: d for d in found(next(answers))} if s is not None else {} for s in searches]
 
 
 def retrieve(
