@@ -1,61 +1,74 @@
 """The library's generation: a counter in Typesense that every writer raises after it
 changed which documents are complete, so that a reader learns whether its lexical index
-is behind from one small search, not by reading every document record.
+is behind from two small searches sent with its question, not by reading every
+document record. The counter travels with the number of complete records and the
+newest of them, which move even when a writer was killed before raising it.
 
-It lives in its own collection (``folio_meta``, one record), outside the versioned
-collections that ``reindex`` swaps; a search-only key reads it like any other search.
+It lives in its own collection (``folio_meta``, one record, made with the others by
+``Store.ensure_collections``), outside the versioned collections that ``reindex``
+swaps; a search-only key reads it like any other search.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import StoreError
-from .schema import schema
+from .schema import DOCUMENTS, META
 from .store import Store, found
 
-META = "folio_meta"
 _ID = "library"
 
 
-def ensure(store: Store) -> None:
-    """Create the collection when it is missing (admin key)."""
+def searches() -> list[dict[str, Any]]:
+    """What a reader sends with its question (``multi_search``) to learn the state: the
+    counter, and the number and newest of the complete records, which also move when a
+    writer was killed before it raised the counter."""
+    return [
+        {"collection": META, "q": "*", "filter_by": f"id:={_ID}", "per_page": 1},
+        {
+            "collection": DOCUMENTS,
+            "q": "*",
+            "filter_by": "status:=complete",
+            "sort_by": "ingested_at:desc",
+            "include_fields": "id",
+            "per_page": 1,
+        },
+    ]
+
+
+def of(results: Sequence[dict[str, Any]]) -> str:
+    """The store's state in ``searches()``'s answers, as one token."""
+    counter, complete = results
+    docs = found(counter)
+    value = int(docs[0]["generation"]) if docs else 0
+    newest = found(complete)
+    return f"{value}/{int(complete.get('found', 0))}/{newest[0]['id'] if newest else ''}"
+
+
+def read(store: Store) -> str:
+    """The store's state token (``of``); a library that no writer of this Folio has
+    written yet has no counter, one never ingested has no records either."""
+    probes = searches()
     try:
-        store.call(f"read {META}", lambda: store.client.collections[META].retrieve())
+        return of(store.multi_search(probes))
     except StoreError:
+        pass
+    answers: list[dict[str, Any]] = []
+    for probe in probes:
         try:
-            store.call(f"create {META}", lambda: store.client.collections.create(schema(META)))
-        except StoreError as exc:
-            if "already exists" not in str(exc):
-                raise
+            answers.append(store.multi_search([probe])[0])
+        except StoreError:
+            answers.append({})
+    return of(answers)
 
 
-def search() -> dict[str, Any]:
-    """The search that reads the generation (for ``multi_search`` beside others)."""
-    return {"collection": META, "q": "*", "filter_by": f"id:={_ID}", "per_page": 1}
-
-
-def of(result: dict[str, Any]) -> int:
-    """The generation in ``search()``'s answer (0 before the first write)."""
-    docs = found(result)
-    return int(docs[0]["generation"]) if docs else 0
-
-
-def read(store: Store) -> int:
-    """The store's generation; 0 when no writer of this Folio has written yet."""
-    try:
-        return of(store.multi_search([search()])[0])
-    except StoreError as exc:
-        if "404" in str(exc) or "Not Found" in str(exc) or "not found" in str(exc):
-            return 0
-        raise
-
-
-def advance(store: Store) -> int:
-    """Raise the generation by one (a writer, under the library lock); returns it."""
-    ensure(store)
-    value = read(store) + 1
+def advance(store: Store) -> str:
+    """Raise the counter by one (a writer, under the library lock); returns the state."""
+    store.ensure_collections()
+    value = int(read(store).split("/", 1)[0]) + 1
     refused = store.upsert(META, [{"id": _ID, "generation": value}])
     if refused:
         raise StoreError(f"generation not written: {refused[0].reason}")
-    return value
+    return read(store)

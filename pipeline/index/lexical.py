@@ -82,7 +82,7 @@ class DocInfo:
 @dataclass(frozen=True, slots=True)
 class Meta:
     generation: int  # commits of this index
-    store_generation: int  # the store's generation the index reflects
+    store_generation: str  # the store's state (``generation.of``) the index reflects
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ class LexicalIndex:
             self._index = tantivy.Index.open(str(path))
         except (ValueError, OSError) as exc:
             raise DamagedIndex(f"lexical index at {path} cannot be opened: {exc}") from exc
-        self.meta = Meta(-1, -1)
+        self.meta = Meta(-1, "")
         self._commit = -1
         self.docs: tuple[DocInfo, ...] = ()
         self.refresh()
@@ -156,6 +156,12 @@ class LexicalIndex:
 
     def __len__(self) -> int:
         return sum(d.snippets for d in self.docs)
+
+    def ids(self) -> list[str]:
+        """Every snippet id in the index (for checks: it reads every row)."""
+        n = self._searcher.num_docs
+        hits = self._searcher.search(_Q.all_query(), n).hits if n else []
+        return [self._searcher.doc(a).to_dict()["id"][0] for _, a in hits]
 
     def search(
         self,
@@ -234,12 +240,12 @@ def read_meta(path: Path, commit: int | None = None) -> Meta:
     try:
         info = json.loads((path / META_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return Meta(0, -1)
+        return Meta(0, "")
     if info.get("format") != FORMAT:
         raise ValueError(f"format {info.get('format')!r}, not {FORMAT}")
     if info.get("commit") != commit:
-        return Meta(int(info["generation"]), -1)
-    return Meta(int(info["generation"]), int(info["store_generation"]))
+        return Meta(int(info["generation"]), "")
+    return Meta(int(info["generation"]), str(info["store_generation"]))
 
 
 def _read_docs(searcher: Any) -> tuple[DocInfo, ...]:
@@ -270,7 +276,7 @@ class LexicalWriter:
             else:
                 self._index = tantivy.Index.open(str(path))
             self._writer = self._index.writer(HEAP, 1)
-            self.meta = Meta(0, -1) if create else read_meta(path)
+            self.meta = Meta(0, "") if create else read_meta(path)
         except (ValueError, OSError, KeyError, TypeError) as exc:
             raise DamagedIndex(f"lexical index at {path} cannot be written: {exc}") from exc
 
@@ -296,7 +302,7 @@ class LexicalWriter:
                 row.add_bytes("info", json.dumps(asdict(doc)).encode())
             self._writer.add_document(row)
 
-    def commit(self, store_generation: int) -> Meta:
+    def commit(self, store_generation: str) -> Meta:
         """Publish the changes, then record the generations beside the commit."""
         commit = int(self._writer.commit())
         meta = Meta(self.meta.generation + 1, store_generation)

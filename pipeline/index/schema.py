@@ -10,6 +10,7 @@ from typing import Any
 
 CHUNKS = "folio_chunks"
 DOCUMENTS = "folio_documents"
+META = "folio_meta"  # the library's generation (index.generation)
 INT32_MAX = 2**31 - 1
 
 

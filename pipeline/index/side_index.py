@@ -90,7 +90,7 @@ def _reader(path: Path) -> LexicalIndex:
         return index
 
 
-def current(store: Store, wanted: int | None = None) -> LexicalIndex | None:
+def current(store: Store, wanted: str | None = None) -> LexicalIndex | None:
     """The index for a reader, caught up with the store's generation ``wanted`` (read
     when not given). ``None`` when another process is rebuilding it right now."""
     path = location(store)
@@ -141,7 +141,7 @@ def _index_lock(store: Store, wait: float | None) -> Iterator[None]:
         yield
 
 
-def sync(store: Store, wanted: int) -> None:
+def sync(store: Store, wanted: str) -> None:
     """Make the index hold the store's complete documents (the caller holds the index
     lock). A damaged or missing index is built again in a new folder."""
     path = location(store)
@@ -161,7 +161,7 @@ def sync(store: Store, wanted: int) -> None:
         writer.close()
 
 
-def _rebuild_into(store: Store, path: Path, wanted: int) -> None:
+def _rebuild_into(store: Store, path: Path, wanted: str) -> None:
     base = path.parent
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     _sweep(base)
@@ -199,7 +199,7 @@ def _sweep(base: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def _apply(store: Store, writer: LexicalWriter, have: Mapping[str, DocInfo], wanted: int) -> None:
+def _apply(store: Store, writer: LexicalWriter, have: Mapping[str, DocInfo], wanted: str) -> None:
     """Delete what the store no longer holds complete, add what it holds new, commit."""
     want = {d.doc_id: d for d in complete_documents(store)}
     gone = [i for i, d in have.items() if i not in want or want[i].key() != d.key()]

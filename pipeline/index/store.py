@@ -28,7 +28,7 @@ from ..home import folio_home
 from ..inputs import check_literal
 from . import server
 from .lock import library_lock
-from .schema import CHUNKS, DOCUMENTS, check_ranges, schema
+from .schema import CHUNKS, DOCUMENTS, META, check_ranges, schema
 from .settings import Node, ServerSettings, load_server_settings
 
 log = logging.getLogger("folio.store")
@@ -188,7 +188,21 @@ class Store:
                 created.add(name)
             else:
                 self._add_missing_fields(name, current)
+        self._ensure_meta()
         return created
+
+    def _ensure_meta(self) -> None:
+        """The one-record collection of the library's generation (``index.generation``)."""
+        try:
+            self.call(f"read {META}", lambda: self.client.collections[META].retrieve())
+        except StoreError as exc:
+            if not isinstance(exc.__cause__, ObjectNotFound):
+                raise
+            try:
+                self.call(f"create {META}", lambda: self.client.collections.create(schema(META)))
+            except StoreError as again:
+                if "already exists" not in str(again):
+                    raise
 
     def _alias(self, name: str, target: dict[str, str]) -> None:
         self.client.aliases.upsert(name, target)

@@ -32,6 +32,8 @@ from .process import CHANGED, FileResult, Job, Process, process_file
 from .prune import prune, warn_legacy
 from .report import Progress, ProgressHook, Report
 
+SYNC_EVERY_S = 60.0  # how often a long ingest brings the lexical index up to date
+
 
 def ingest(
     paths: Sequence[str],
@@ -60,7 +62,7 @@ def ingest(
             prune(store, paths, planned.records, planned.files, planned.plan.held, report)
         warn_legacy(planned.records, planned.plan.held)
         if not report.interrupted:
-            side_index.refresh(store)  # so the first question does not pay for the rebuild
+            side_index.refresh(store)  # the lexical index follows, readers never build it
         report.seconds["total"] = time.perf_counter() - t_start
         return report
 
@@ -82,11 +84,16 @@ def _index(
     known = {r.doc_id for r in planned.records}
     indexer = Indexer(store, work, known, report, job.fingerprint, options.batch_size)
     writer = IndexThread(indexer)
+    synced = time.monotonic()
     try:
         for result in run(list(work.todo), job):
             report.processed(result)
             writer.put(result)
             progress.advance(result)
+            if time.monotonic() - synced > SYNC_EVERY_S:
+                # A long ingest: readers see the documents completed so far.
+                side_index.refresh(store)
+                synced = time.monotonic()
         writer.finish()
     except KeyboardInterrupt:
         report.interrupted = True

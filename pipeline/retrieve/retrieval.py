@@ -40,17 +40,17 @@ def rank_snippets(
     check_query(query)
     filters = replace(filters or Filters(), tier="snippet")
     chosen, note = _mode(mode)
-    searches = [generation.search()]
+    searches = generation.searches()
     if chosen != "lexical":
         searches.append(dense.vector_search(query, filters))
-    results = _search(store, searches, chosen)
-    index = current(store, generation.of(results[0]))
+    results, wanted = _search(store, searches, chosen)
+    index = current(store, wanted)
     if index is None:
         return _fallback(store, query, filters, chosen)
     words = lexical(index, query, filters) if chosen != "dense" else []
     # A vector hit of a document the index does not hold is not complete yet.
     complete = {d.doc_id for d in index.docs}
-    vectors = dense.ranked(results[1], complete) if chosen != "lexical" else []
+    vectors = dense.ranked(results[2], complete) if chosen != "lexical" else []
     if chosen == "hybrid":
         ranked = fuse(words, vectors, fusion_for(words), POOL)
     else:
@@ -60,14 +60,18 @@ def rank_snippets(
     )
 
 
-def _search(store: Store, searches: list[dict[str, Any]], chosen: Mode) -> list[dict[str, Any]]:
+def _search(
+    store: Store, searches: list[dict[str, Any]], chosen: Mode
+) -> tuple[list[dict[str, Any]], str]:
+    """The answers, and the store's state token (``generation.of``) for the index."""
     try:
-        return store.multi_search(searches)
+        results = store.multi_search(searches)
     except StoreError as exc:
         if chosen != "lexical":
             raise RetrievalError(f"vector search failed (were snippets embedded?): {exc}") from exc
         # A library no writer of this Folio has written yet has no generation record.
-        return [{"hits": []}, *store.multi_search(searches[1:])]
+        return [], generation.read(store)
+    return results, generation.of(results[:2])
 
 
 def _fallback(store: Store, query: str, filters: Filters, chosen: Mode) -> Ranking:
