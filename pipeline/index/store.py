@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 import httpx
 import typesense
@@ -34,6 +35,9 @@ from .settings import Node, ServerSettings, load_server_settings
 log = logging.getLogger("folio.store")
 T = TypeVar("T")
 BATCH_SIZE = 1000
+# Typesense refuses a GET whose query string is longer than 4000 characters; the margin
+# is for what the client adds (it encodes some values its own way).
+MAX_QUERY_STRING = 3500
 
 
 TRANSIENT: tuple[type[BaseException], ...] = (
@@ -347,6 +351,10 @@ class Store:
         return [json.loads(line) for line in str(raw).splitlines() if line.strip()]
 
     def search(self, name: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One search; sent as a ``multi_search`` POST when its query string would be too
+        long for a GET (a filter naming many documents)."""
+        if len(urlencode(params)) > MAX_QUERY_STRING:
+            return self.multi_search([{"collection": name, **params}])[0]
         res: dict[str, Any] = self.call(
             f"search {name}", lambda: self.client.collections[name].documents.search(params)
         )

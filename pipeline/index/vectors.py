@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,48 @@ _lock = threading.Lock()
 _loaded: dict[str, Any] = {}
 
 
+@dataclass(frozen=True, slots=True)
+class _Reason:
+    """Why the embedder cannot load, kept in place of the exception: raising one cached
+    exception again appends each caller's frames to its traceback and keeps them, with
+    their locals, alive (a `folio mcp` grew by every query). Each call gets its own."""
+
+    kind: type[FolioError]
+    args: tuple[Any, ...]
+    attrs: dict[str, Any]
+    cause: BaseException | None
+
+    @classmethod
+    def of(cls, exc: FolioError) -> _Reason:
+        cause = exc.__cause__
+        if cause is not None:
+            _forget_frames(cause)
+        return cls(type(exc), exc.args, dict(vars(exc)), cause)
+
+    def error(self) -> FolioError:
+        """A new exception equal to the first (``__new__``: a subclass's ``__init__``
+        may take other arguments than the ``args`` it stores)."""
+        exc = self.kind.__new__(self.kind, *self.args)
+        exc.args = self.args
+        vars(exc).update(self.attrs)
+        exc.__cause__ = self.cause
+        return exc
+
+
+def _forget_frames(exc: BaseException) -> None:
+    """Drop the tracebacks of ``exc`` and the exceptions behind it: their frames are the
+    first caller's, which a cached cause would otherwise keep for the process's life."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        e.__traceback__ = None
+        todo += [e.__cause__, e.__context__]
+
+
 def embedder() -> Any:
     """The embedder (``pipeline.embed``), loaded once per process; raises a
     ``FolioError`` that says what to install when it cannot run."""
@@ -26,9 +69,9 @@ def embedder() -> Any:
                 _loaded["model"] = _load()
             except FolioError as exc:
                 # Found once: every query asks, and a failed import is not cached by Python.
-                _loaded["error"] = exc
+                _loaded["error"] = _Reason.of(exc)
         if "error" in _loaded:
-            raise _loaded["error"]
+            raise _loaded["error"].error()
         return _loaded["model"]
 
 

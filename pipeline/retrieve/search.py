@@ -10,6 +10,7 @@ from typing import Any
 from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
+from ..index.visible import excluding, hidden_docs
 from ..inputs import check_query, check_range
 from ..text.stopwords import SEARCH_STOPWORDS
 from .hits import HIT_FIELDS, Hit, to_hit
@@ -48,7 +49,8 @@ def keywords(query: str) -> str:
     return " ".join(kept[:MAX_TERMS]) or query
 
 
-def _query_params(query: str, filters: Filters) -> dict[str, Any]:
+def _query_params(query: str, filters: Filters, hidden: Sequence[str] = ()) -> dict[str, Any]:
+    """``hidden``: doc_ids whose chunks are left out (documents not completely indexed)."""
     params: dict[str, Any] = {
         "q": keywords(query) if query.strip() else "*",
         "drop_tokens_threshold": 20,
@@ -58,7 +60,7 @@ def _query_params(query: str, filters: Filters) -> dict[str, Any]:
         "highlight_fields": "text",
         "include_fields": HIT_FIELDS,
     }
-    expr = filters.expression()
+    expr = " && ".join(x for x in (filters.expression(), excluding(hidden)) if x)
     if expr:
         params["filter_by"] = expr
     return params
@@ -102,13 +104,15 @@ def search(
     match", so this is Typesense's own search (all words, typo tolerant) with exact
     counts over every match; agents' questions go through ``retrieve``'s ranking. A page
     shows each preview of a section once (``folded`` counts the repeats left out).
+    Chunks of documents not completely indexed (``index.visible``) are neither hits nor
+    counted; ``filters`` in the result is the caller's filter only.
     ``facets``: the fields counted (any facet field of the chunks, e.g. ``doc_id``,
     ``contains_table``)."""
     check_query(query)
     filters = filters or Filters()
     check_range(page, "page", 1)
     check_range(per_page, "per_page", 1, MAX_PER_PAGE)
-    params = _query_params(query, filters) | {
+    params = _query_params(query, filters, hidden_docs(store)) | {
         "facet_by": ",".join(facets),
         "max_facet_values": 20,
         "page": page,

@@ -1,15 +1,18 @@
 """Chunks by id with their neighbours and citation, a document's outline, and the
-documents of the library. Everything reads through search, so a search-only key suffices."""
+documents of the library. Everything reads through search, so a search-only key suffices.
+Chunks of a document not completely indexed are not shown (``index.visible``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import InvalidInput, RetrievalError
 from ..index.records import DocumentRecord, Status
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, found, quote
+from ..index.visible import hides, is_hidden, status_search
 from ..inputs import check_id
 from ..library import resolved
 from .context import Citation, cite, page_map_search, page_maps
@@ -17,7 +20,8 @@ from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
 
 
 def get_section(store: Store, section_id: str) -> Hit | None:
-    """One section by id (through search: a search-only key cannot GET by id)."""
+    """One section by id (through search: a search-only key cannot GET by id); ``None``
+    when there is none, or its document is not completely indexed."""
     check_id(section_id, "section id")
     res = store.search(
         CHUNKS,
@@ -29,7 +33,9 @@ def get_section(store: Store, section_id: str) -> Hit | None:
         },
     )
     hits = found(res)
-    return to_hit(hits[0]) if hits else None
+    if not hits or is_hidden(store, hits[0]["doc_id"]):
+        return None
+    return to_hit(hits[0])
 
 
 def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
@@ -47,9 +53,15 @@ def neighbors(store: Store, section_id: str) -> tuple[Hit | None, Hit | None]:
             },
         )
     )
-    if not sec:
+    if not sec or is_hidden(store, sec[0]["doc_id"]):
         raise RetrievalError(f"no section with id {section_id}")
-    doc, tier, index = sec[0]["doc_id"], sec[0]["tier"], int(sec[0]["chunk_index"])
+    return _around(store, sec[0])
+
+
+def _around(store: Store, chunk: dict[str, Any]) -> tuple[Hit | None, Hit | None]:
+    """The chunks before and after a stored one (its ``doc_id``, ``tier`` and
+    ``chunk_index``): ``neighbors`` once the chunk is known to be shown."""
+    doc, tier, index = chunk["doc_id"], chunk["tier"], int(chunk["chunk_index"])
     res = store.search(
         CHUNKS,
         {
@@ -98,16 +110,22 @@ class Shown:
 
 
 def show(store: Store, chunk_id: str) -> Shown | None:
-    """A section or snippet by id with its citation and neighbours; ``None``: no such id."""
+    """A section or snippet by id with its citation and neighbours; ``None``: no such id,
+    or its document is not completely indexed."""
     check_id(chunk_id, "chunk id")
     chunks = found(store.search(CHUNKS, by_id_search([chunk_id]) or {}))
     if not chunks:
         return None
     doc = chunks[0]
-    maps = found(store.search(DOCUMENTS, page_map_search([doc["doc_id"]]) or {}))
+    # The page map and whether the content is shown, in one round trip.
+    maps, statuses = store.multi_search(
+        [page_map_search([doc["doc_id"]]) or {}, status_search(doc["doc_id"])]
+    )
+    if hides(statuses):
+        return None
     stored = StoredChunk.of(doc)
-    page_map = page_maps({d["id"]: d for d in maps}).get(stored.doc_id)
-    before, after = neighbors(store, chunk_id)
+    page_map = page_maps({d["id"]: d for d in found(maps)}).get(stored.doc_id)
+    before, after = _around(store, doc)
     citation = cite(stored, stored.char_start, stored.char_end, (), page_map)
     return Shown(to_hit(doc), citation, before, after)
 
@@ -126,9 +144,12 @@ class OutlineEntry:
 
 
 def outline(store: Store, doc_id: str) -> list[OutlineEntry]:
-    """The stored sections of one document, in order: its breadcrumbs and pages."""
+    """The stored sections of one document, in order: its breadcrumbs and pages; none
+    while it is not completely indexed."""
     check_id(doc_id, "document id")
     out: list[OutlineEntry] = []
+    if is_hidden(store, doc_id):
+        return out
     page = 1
     while True:
         res = store.search(
