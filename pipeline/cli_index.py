@@ -185,13 +185,15 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_reindex(args: argparse.Namespace) -> int:
-    """Rebuild collections as a new version, swap the aliases.
+    """Rebuild collections as a new version, swap the aliases, rebuild the BM25 index.
 
     Copy each collection into its next version and point the alias at it, under the
-    library lock: how a schema change reaches an existing library.
+    library lock: how a schema change reaches an existing library. The lexical index
+    under FOLIO_HOME is then built anew from the store.
     """
     for name, old, new in open_library(args).reindex(wait=args.wait):
         err.print(f"{name}: {old} -> {new}")
+    err.print("lexical index: rebuilt")
     return 0
 
 

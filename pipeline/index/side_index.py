@@ -105,9 +105,14 @@ def current(store: Store, wanted: str | None = None) -> LexicalIndex | None:
     try:
         with _index_lock(store, wait=0 if index is not None else 5.0):
             sync(store, wanted)
+        return _reader(path)
     except LockBusy:
         return index  # being brought up to date by another process: answer from this one
-    return _reader(path)
+    except (OSError, DamagedIndex) as exc:
+        # A state folder that cannot be written costs this reader its catch-up, never
+        # its answer.
+        log.warning("lexical index not brought up to date: %s", exc)
+        return index
 
 
 def refresh(store: Store) -> LexicalIndex | None:
