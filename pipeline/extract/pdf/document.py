@@ -3,9 +3,9 @@
 PDFium (pypdfium2) reads everything Folio takes from a PDF: the page count, the text
 layer (``pdfium.py``), the outline (each bookmark's title, page and destination top),
 the page labels, the information dictionary, whether the file is encrypted and which
-pages hold images. Over the 78 real PDFs of ``shared/`` and the repository it gives the
-same outline, labels and metadata as pypdf did, less the bookmarks pypdf invents for a
-named destination that does not exist (placed on the first page).
+pages hold images. Over 78 real PDFs (``shared/``, the repository's, two on the machine)
+it gives the same outline, labels and metadata as pypdf did, less the bookmarks pypdf
+invents for a named destination that does not exist (placed on the first page).
 
 pypdf reads a file only where PDFium does not:
 
