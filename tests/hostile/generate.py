@@ -182,6 +182,113 @@ def pdf_many_pages(d: Path, n: int) -> Path:
     return p
 
 
+_FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+
+
+def _text_page(parent: int, content: int) -> bytes:
+    return (
+        b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] "
+        b"/Resources << /Font << /F1 3 0 R >> >> /Contents %d 0 R >>" % (parent, content)
+    )
+
+
+def _text_content(i: int) -> bytes:
+    return _stream(b"BT /F1 11 Tf 72 700 Td (" + _pdf_text(_sentence(i, 12)) + b") Tj ET")
+
+
+def pdf_lying_count(d: Path, count: int) -> Path:
+    """Three pages under a /Pages node whose /Count says ``count``."""
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R 6 0 R 8 0 R] /Count %d >>" % count,
+        _FONT,
+    ]
+    for i in range(3):
+        objs += [_text_page(2, 5 + 2 * i), _text_content(i)]
+    p = d / f"lying-count-{count}.pdf"
+    p.write_bytes(raw_pdf(objs))
+    return p
+
+
+def pdf_page_tree_bomb(d: Path, levels: int, fan: int) -> Path:
+    """A page tree of ``levels`` /Pages nodes below the root, each naming the next one
+    ``fan`` times: ``fan ** (levels + 1)`` pages from one page object, in a few KB."""
+    first = 4
+    leaf = first + levels
+
+    def node(kid: int, pages: int, parent: bytes) -> bytes:
+        kids = b" ".join([b"%d 0 R" % kid] * fan)
+        return b"<< /Type /Pages" + parent + b" /Kids [" + kids + b"] /Count %d >>" % pages
+
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", node(first, fan ** (levels + 1), b""), _FONT]
+    for k in range(levels):
+        objs.append(node(first + k + 1, fan ** (levels - k), b" /Parent 2 0 R"))
+    objs += [_text_page(2, leaf + 1), _text_content(0)]
+    p = d / f"page-tree-bomb-{fan}x{levels + 1}.pdf"
+    p.write_bytes(raw_pdf(objs))
+    return p
+
+
+def pdf_huge_kids(d: Path, n: int) -> Path:
+    """One /Kids array naming the same page ``n`` times (past pypdf's 100,000 limit)."""
+    kids = b" ".join([b"4 0 R"] * n)
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % n,
+        _FONT,
+        _text_page(2, 5),
+        _text_content(0),
+    ]
+    p = d / f"huge-kids-{n}.pdf"
+    p.write_bytes(raw_pdf(objs))
+    return p
+
+
+def pdf_huge_array(d: Path, n: int) -> Path:
+    """A page whose /Annots array holds ``n`` elements: harmless, though pypdf's array
+    limit refused the whole file."""
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+        _FONT,
+        _text_page(2, 5)[:-2] + b"/Annots [" + b" ".join([b"0"] * n) + b"] >>",
+        _text_content(0),
+    ]
+    p = d / f"huge-array-{n}.pdf"
+    p.write_bytes(raw_pdf(objs))
+    return p
+
+
+def pdf_deep_page_tree(d: Path, depth: int) -> Path:
+    """The one page ``depth`` /Pages nodes down."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>"]
+    objs.append(_FONT)
+    for k in range(depth):
+        parent = 2 if k == 0 else 3 + k
+        objs.append(b"<< /Type /Pages /Parent %d 0 R /Kids [%d 0 R] /Count 1 >>" % (parent, 5 + k))
+    objs += [_text_page(3 + depth, 5 + depth), _text_content(0)]
+    p = d / f"deep-page-tree-{depth}.pdf"
+    p.write_bytes(raw_pdf(objs))
+    return p
+
+
+def pdf_cyclic_page_tree(d: Path) -> Path:
+    """A /Pages node that names the root (its own parent) and itself among its kids."""
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>",
+        _FONT,
+        _text_page(2, 5),
+        _text_content(0),
+        b"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R 6 0 R 7 0 R] /Count 5 >>",
+        _text_page(6, 8),
+        _text_content(1),
+    ]
+    p = d / "cyclic-page-tree.pdf"
+    p.write_bytes(raw_pdf(objs))
+    return p
+
+
 def pdf_no_text(d: Path) -> Path:
     p = d / "no-text.pdf"
     p.write_bytes(text_pdf_bytes([[], [], []]))
@@ -529,6 +636,18 @@ def odd_names(d: Path) -> list[Path]:
 
 Builder = Callable[[Path], Path]
 
+# lying page counts, page-tree bombs and huge arrays (what pypdf's limits refused)
+PAGE_TREE_CASES: dict[str, Builder] = {
+    "pdf-lying-count-1000000": lambda d: pdf_lying_count(d, 1_000_000),
+    "pdf-lying-count-10": lambda d: pdf_lying_count(d, 10),
+    "pdf-page-tree-bomb-1m": lambda d: pdf_page_tree_bomb(d, 5, 10),
+    "pdf-page-tree-bomb-10g": lambda d: pdf_page_tree_bomb(d, 9, 10),
+    "pdf-huge-kids-200000": lambda d: pdf_huge_kids(d, 200_000),
+    "pdf-huge-array-2000000": lambda d: pdf_huge_array(d, 2_000_000),
+    "pdf-deep-page-tree-2000": lambda d: pdf_deep_page_tree(d, 2000),
+    "pdf-cyclic-page-tree": pdf_cyclic_page_tree,
+}
+
 
 def cases(*, slow: bool = False) -> dict[str, Builder]:
     """Case name → builder for one file: the default, fast variants, or the full-size
@@ -536,6 +655,8 @@ def cases(*, slow: bool = False) -> dict[str, Builder]:
     out: dict[str, Builder] = {}
     if slow:
         out["pdf-5000-pages"] = lambda d: pdf_many_pages(d, 5000)
+        out["pdf-huge-kids-2000000"] = lambda d: pdf_huge_kids(d, 2_000_000)
+        out["pdf-deep-page-tree-100000"] = lambda d: pdf_deep_page_tree(d, 100_000)
         out["epub-bomb-deflate-600mb"] = lambda d: epub_deflate_bomb(d, 600)
         out["md-long-line-50mb"] = lambda d: md_long_line(d, 50)
         out["md-nested-lists-indented-3000"] = lambda d: md_nested_lists(d, 3000)
@@ -555,6 +676,7 @@ def cases(*, slow: bool = False) -> dict[str, Builder]:
     out["pdf-cyclic-outline"] = pdf_cyclic_outline
     out["pdf-1000-pages"] = lambda d: pdf_many_pages(d, 1000)
     out["pdf-no-text"] = pdf_no_text
+    out.update(PAGE_TREE_CASES)
     for algo in ("RC4-128", "AES-128", "AES-256"):
         for pw in ("", "secret"):
             out[f"pdf-encrypted-{algo}-{pw or 'empty'}"] = (

@@ -136,24 +136,15 @@ def split_pages(markdown: str) -> list[tuple[int, str]]:
 
 
 def _pdf_facts(path: Path) -> tuple[int | None, str]:
-    """The page count and the information dictionary's title, as pypdf reads them (each
-    unknown when pypdf cannot say: marker's own output still stands)."""
-    try:
-        from pypdf import PdfReader
+    """The page count and the information dictionary's title, as PDFium reads them (each
+    unknown when PDFium cannot say: marker's own output still stands)."""
+    from .document import PdfiumFile
 
-        reader = PdfReader(path)
+    try:
+        with PdfiumFile.open(path, None) as pdf:
+            return pdf.n_pages, pdf.metadata()["Title"]
     except Exception:
         return None, ""
-    try:
-        count: int | None = len(reader.pages)
-    except Exception:
-        count = None
-    try:
-        info = reader.metadata
-        title = str(info.get("/Title") or "") if info else ""
-    except Exception:
-        title = ""
-    return count, title
 
 
 def document_from_marker(

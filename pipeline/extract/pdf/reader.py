@@ -1,7 +1,8 @@
 """PDF → Document: lines with layout, boilerplate removed, headings, paragraphs.
 
-The text layer is read by PDFium (``pdfium``; pypdf's visitor path stays available
-as ``layer="pypdf"``); outline, page labels, metadata and encryption come from pypdf.
+The file is opened by PDFium (``document.py``: pypdf only where PDFium cannot read it);
+the text layer is PDFium's (``pdfium.py``; pypdf's visitor path stays available as
+``layer="pypdf"``), and so are the outline, page labels, metadata and encryption.
 
 Headings, best first: the PDF outline (bookmarks placed on their pages), font-size
 evidence, flat-text heuristics (``pipeline.text.heading_lines.find_headings``). The text is
@@ -22,7 +23,6 @@ from typing import Any, Literal
 from ...errors import (
     CorruptFileError,
     EmptyDocumentError,
-    EncryptedError,
     ExtractionError,
     NoTextLayerError,
 )
@@ -32,9 +32,9 @@ from ...text.heading_lines import find_headings
 from ..boilerplate import BoilerplateResult, detect_boilerplate
 from ..gfm import pipe_table
 from .contents import printed_contents
+from .document import PdfFile, PdfiumFile, open_pdf, open_pypdf
 from .headings import (
     HeadingPlan,
-    OutlineItem,
     Placed,
     clean_heading,
     plan_from_fonts,
@@ -51,7 +51,7 @@ from .layout import (
     page_stats,
     vocabulary,
 )
-from .pdfium import RangeRead
+from .pdfium import RangeRead, pages_lines
 from .statements import find_statements
 from .tables import Table, find_tables
 from .title import pdf_title
@@ -69,43 +69,6 @@ _CODE_SIGN = re.compile(r"[{}()\[\];=<>\\|$@]|::|->|\w\.\w+\(")
 _NO_TEXT_HINT = "no text layer — scanned? try the marker backend (pdf_backend=marker)"
 
 
-# --- opening -------------------------------------------------------------------------------
-
-
-def open_reader(path: Path, password: str | None = None) -> Any:
-    """A decrypted ``PdfReader`` or a typed error (encrypted, corrupt)."""
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
-
-    src = str(path)
-    try:
-        reader = PdfReader(path, strict=False)
-    except (PdfReadError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
-        raise CorruptFileError(src, f"not a readable PDF ({exc})") from exc
-    except Exception as exc:  # pypdf raises many kinds on damaged input
-        raise CorruptFileError(src, f"not a readable PDF ({type(exc).__name__}: {exc})") from exc
-    if reader.is_encrypted:
-        try:
-            ok = reader.decrypt(password or "")
-        except DependencyError as exc:
-            raise EncryptedError(
-                src, "AES-encrypted PDF; install 'cryptography' to open it"
-            ) from exc
-        except (FileNotDecryptedError, NotImplementedError, PdfReadError) as exc:
-            raise EncryptedError(src, f"encrypted PDF that cannot be opened ({exc})") from exc
-        except Exception as exc:
-            raise EncryptedError(src, f"encrypted PDF that cannot be opened ({exc})") from exc
-        if not ok:
-            raise EncryptedError(src, "password protected (the PDF needs a user password)")
-    try:
-        n = len(reader.pages)
-    except Exception as exc:
-        raise CorruptFileError(src, f"damaged page tree ({type(exc).__name__}: {exc})") from exc
-    if n == 0:
-        raise EmptyDocumentError(src, "the PDF has no pages")
-    return reader
-
-
 # --- per-page extraction (runs in worker processes for large files) ----------------------
 
 
@@ -115,25 +78,16 @@ def _page_lines(page: Any) -> list[Line]:
     return collector.finish()
 
 
-def _page_has_images(page: Any) -> bool:
-    try:
-        res = page.get("/Resources")
-        xobjects = res.get_object().get("/XObject") if res is not None else None
-        if xobjects is None:
-            return False
-        xobjects = xobjects.get_object()
-        return any(xobjects[name].get_object().get("/Subtype") == "/Image" for name in xobjects)
-    except Exception:
-        return False
-
-
 def _extract_range(
     path: str, password: str | None, start: int, stop: int, layer: TextLayer = "pdfium"
 ) -> RangeRead:
     """Worker: lines of pages ``start..stop``; a ``PageFailure`` in place of a bad page."""
     if layer == "pdfium":
         return _pdfium_range(Path(path), password, start, stop)
-    reader = open_reader(Path(path), password)
+    try:
+        reader = open_pypdf(Path(path), password)
+    except Exception as exc:  # the main process opened it: this one should too
+        return RangeRead([PageFailure.of(exc)] * (stop - start), None)
     return RangeRead([_extract_one(reader, i) for i in range(start, stop)], None)
 
 
@@ -144,7 +98,7 @@ def _pdfium_range(
 
     try:
         doc = open_document(path, password)
-    except Exception as exc:  # pypdf opened it: PDFium's view of a damaged file differs
+    except Exception as exc:  # the main process opened it: this one should too
         return RangeRead([PageFailure.of(exc)] * (stop - start), None)
     try:
         return pages_lines(doc, start, stop, symbols=symbols)
@@ -185,22 +139,27 @@ def default_workers(n_pages: int) -> int:
 
 def extract_lines(
     path: Path,
-    reader: Any,
+    pdf: PdfFile,
     *,
     workers: int | None = None,
     password: str | None = None,
     layer: TextLayer = "pdfium",
 ) -> list[PageLines]:
-    """Lines of every page, in order; a page that failed gives a ``PageFailure``."""
-    n = len(reader.pages)
+    """Lines of every page, in order; a page that failed gives a ``PageFailure``. The main
+    process reads its share through ``pdf`` (PDFium's document, or pypdf's reader for
+    ``layer="pypdf"``); worker processes open the file again."""
+    n = pdf.n_pages
     if workers is None:
         workers = default_workers(n)
     workers = min(workers, n)
 
     def here(a: int, b: int, symbols: bool = False) -> RangeRead:
-        if layer == "pdfium":
-            return _pdfium_range(path, password, a, b, symbols)
-        return RangeRead([_extract_one(reader, i) for i in range(a, b)], None)
+        if layer == "pypdf":
+            reader = pdf.pypdf()
+            return RangeRead([_extract_one(reader, i) for i in range(a, b)], None)
+        if isinstance(pdf, PdfiumFile):
+            return pages_lines(pdf.doc, a, b, symbols=symbols)
+        return _pdfium_range(path, password, a, b, symbols)
 
     if workers <= 1 or n < 2:
         return here(0, n).pages
@@ -238,40 +197,6 @@ def _as_read_in_order(
         out.extend(pages)
         seen = seen or got.symbols_from is not None
     return out
-
-
-# --- outline -------------------------------------------------------------------------------
-
-
-def read_outline(reader: Any) -> list[OutlineItem]:
-    items: list[OutlineItem] = []
-
-    def walk(nodes: Sequence[Any], depth: int) -> None:
-        for node in nodes:
-            if isinstance(node, list):
-                walk(node, depth + 1)
-                continue
-            try:
-                title = clean_heading(str(node.title or ""))
-                page = reader.get_destination_page_number(node)
-            except Exception:
-                continue
-            if not title or page is None or page < 0:
-                continue
-            top: float | None
-            try:
-                raw_top = node.get("/Top")
-                top = float(raw_top) if raw_top is not None else None
-            except (TypeError, ValueError):
-                top = None
-            items.append(OutlineItem(depth + 1, title, int(page), top))
-
-    try:
-        walk(reader.outline, 0)
-    except Exception as exc:
-        log.info("unreadable PDF outline ignored: %s", exc)
-        return []
-    return items
 
 
 # --- assembly ------------------------------------------------------------------------------
@@ -538,20 +463,15 @@ def _heuristic_plan(pages: Sequence[Sequence[Line]]) -> HeadingPlan:
 
 # the information dictionary's descriptive entries, in the order the metadata lists them
 _INFO_FIELDS = (
-    ("subject", "/Subject"),
-    ("keywords", "/Keywords"),
-    ("creator", "/Creator"),
-    ("producer", "/Producer"),
-    ("created", "/CreationDate"),
+    ("subject", "Subject"),
+    ("keywords", "Keywords"),
+    ("creator", "Creator"),
+    ("producer", "Producer"),
+    ("created", "CreationDate"),
 )
 
-
-def _metadata_str(info: Any, key: str) -> str:
-    try:
-        v = info.get(key) if info is not None else None
-    except Exception:
-        return ""
-    return " ".join(str(v).split()) if v is not None else ""
+# the name scripts/eval_structure.py imports
+open_reader = open_pdf
 
 
 def read_pdf(
@@ -563,43 +483,57 @@ def read_pdf(
     layer: TextLayer = "pdfium",
 ) -> Document:
     """Extract a PDF: the text layer read by PDFium (or pypdf), the structure (outline,
-    page labels, metadata, encryption) by pypdf. Raises a typed ``ExtractionError``."""
+    page labels, metadata, encryption) by PDFium (``document.py`` says when pypdf reads
+    instead). Raises a typed ``ExtractionError``."""
     p = Path(path)
-    src = str(path)
-    reader = open_reader(p, password)
-    n_pages = len(reader.pages)
-    read = _read_pages(p, reader, workers=workers, password=password, layer=layer)
-    _require_text(src, reader, read.pages)
-    bp = detect_boilerplate([[ln.text for ln in lines] for lines in read.pages])
-    kept = [[read.pages[k][i] for i in idxs] for k, idxs in enumerate(bp.kept_indices)]
-    heads = _plan_headings(reader, kept, bp, use_outline=use_outline)
-    text, page_map, outline = assemble(kept, heads.plan, n_pages, _page_labels(reader, n_pages))
-    if not text.strip():
-        raise EmptyDocumentError(src, "no text left after removing page boilerplate")
-    fields = _info(reader)
-    meta_title = _metadata_str(fields, "/Title")
-    title = pdf_title(meta_title, read.pages[:2], p.stem)
-    extra: dict[str, Any] = {
-        "metadata_title": meta_title,
-        **{name: _metadata_str(fields, key) for name, key in _INFO_FIELDS},
-        "outline_entries": heads.outline_entries,
-        "outline_found": heads.plan.found if heads.mode == "outline" else None,
-        "encrypted": bool(reader.is_encrypted),
-    }
-    if read.failed:
-        extra["damaged_pages"] = [n for n, _ in read.failed]
-    info = SourceInfo(read.layer, _metadata_str(fields, "/Author"), n_pages, bp.removed, extra)
+    with open_pdf(p, password) as pdf:
+        layer = _text_layer(pdf, layer)
+        read = _read_pages(p, pdf, workers=workers, password=password, layer=layer)
+        _require_text(pdf, read.pages)
+        bp = detect_boilerplate([[ln.text for ln in lines] for lines in read.pages])
+        kept = [[read.pages[k][i] for i in idxs] for k, idxs in enumerate(bp.kept_indices)]
+        heads = _plan_headings(pdf, kept, bp, use_outline=use_outline)
+        text, page_map, outline = assemble(kept, heads.plan, pdf.n_pages, pdf.labels())
+        if not text.strip():
+            raise EmptyDocumentError(pdf.source, "no text left after removing page boilerplate")
+        fields = pdf.metadata()
+        extra: dict[str, Any] = {
+            "metadata_title": fields["Title"],
+            **{name: fields[key] for name, key in _INFO_FIELDS},
+            "outline_entries": heads.outline_entries,
+            "outline_found": heads.plan.found if heads.mode == "outline" else None,
+            "encrypted": pdf.encrypted,
+        }
+        if read.failed:
+            extra["damaged_pages"] = [n for n, _ in read.failed]
+        info = SourceInfo(read.layer, fields["Author"], pdf.n_pages, bp.removed, extra)
     return Document(
         text=text + "\n",
-        source=src,
+        source=str(path),
         format="pdf",
         markup="text",
-        title=title,
+        title=pdf_title(fields["Title"], read.pages[:2], p.stem),
         heading_mode=heads.mode,
         pages=_extend_last(page_map, len(text) + 1),
         outline=outline,
         info=info,
     )
+
+
+def _text_layer(pdf: PdfFile, asked: TextLayer) -> TextLayer:
+    """The layer to read: pypdf's for a file only pypdf opened; PDFium's when pypdf's was
+    asked for and pypdf cannot read the file (a warning says so)."""
+    if pdf.backend == "pypdf":
+        return "pypdf"
+    if asked == "pypdf":
+        try:
+            pdf.pypdf()
+        except ExtractionError as exc:
+            log.warning(
+                "%s: pypdf cannot read it (%s); using PDFium's text layer", pdf.source, exc.reason
+            )
+            return "pdfium"
+    return asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -610,22 +544,28 @@ class _PagesRead:
 
 
 def _read_pages(
-    path: Path, reader: Any, *, workers: int | None, password: str | None, layer: TextLayer
+    path: Path, pdf: PdfFile, *, workers: int | None, password: str | None, layer: TextLayer
 ) -> _PagesRead:
     """Every page's lines; an error when no page could be read."""
-    src = str(path)
-    results = extract_lines(path, reader, workers=workers, password=password, layer=layer)
+    src = pdf.source
+    results = extract_lines(path, pdf, workers=workers, password=password, layer=layer)
     if layer == "pdfium" and all(isinstance(r, PageFailure) for r in results):
-        # PDFium could not read a file pypdf opened (damage they tolerate differently):
-        # pypdf's own text layer is the fallback, and the metadata says so.
+        # PDFium opened the file but read none of its pages (damage the two libraries
+        # tolerate differently): pypdf's text layer is the fallback, the metadata says so
         first = results[0]
         why = first.reason if isinstance(first, PageFailure) else ""
+        try:
+            pdf.pypdf()
+        except ExtractionError as exc:
+            raise CorruptFileError(
+                src, f"no page could be read (PDFium: {why}; pypdf: {exc.reason})"
+            ) from exc
         log.warning("%s: PDFium read no page (%s); using pypdf's text layer", src, why)
         layer = "pypdf"
-        results = extract_lines(path, reader, workers=workers, password=password, layer=layer)
+        results = extract_lines(path, pdf, workers=workers, password=password, layer=layer)
     failed = [(i + 1, r) for i, r in enumerate(results) if isinstance(r, PageFailure)]
     pages: list[list[Line]] = [r if isinstance(r, list) else [] for r in results]
-    if failed and len(failed) == len(reader.pages):
+    if failed and len(failed) == pdf.n_pages:
         raise CorruptFileError(src, f"no page could be read ({failed[0][1].reason})")
     if failed:
         some = [(n, f.reason) for n, f in failed[:3]]
@@ -633,14 +573,14 @@ def _read_pages(
     return _PagesRead(pages, failed, layer)
 
 
-def _require_text(src: str, reader: Any, pages: Sequence[Sequence[Line]]) -> None:
+def _require_text(pdf: PdfFile, pages: Sequence[Sequence[Line]]) -> None:
     """A typed error for a scan (mostly blank pages that hold images) or a file with no text."""
-    n_pages = len(reader.pages)
+    src, n_pages = pdf.source, pdf.n_pages
     chars = [sum(len(ln.text) for ln in lines) for lines in pages]
     total = sum(chars)
     blank = [i for i, c in enumerate(chars) if c < 5]
     if total == 0 or (len(blank) >= max(1, n_pages // 2) and total < 60 * n_pages):
-        if any(_page_has_images(reader.pages[i]) for i in blank[:20]):
+        if any(pdf.page_has_images(i) for i in blank[:20]):
             raise NoTextLayerError(src, _NO_TEXT_HINT)
         if total == 0:
             raise EmptyDocumentError(src, "the PDF contains no text")
@@ -654,11 +594,11 @@ class _Headings:
 
 
 def _plan_headings(
-    reader: Any, kept: Sequence[Sequence[Line]], bp: BoilerplateResult, *, use_outline: bool
+    pdf: PdfFile, kept: Sequence[Sequence[Line]], bp: BoilerplateResult, *, use_outline: bool
 ) -> _Headings:
     """The first source that finds headings: the outline, font sizes (a printed contents
     page, removed as boilerplate, guiding them), then the flat-text heuristics."""
-    items = read_outline(reader) if use_outline else []
+    items = pdf.outline() if use_outline else []
     if items:
         plan = plan_from_outline(kept, items)
         if len(plan):
@@ -670,21 +610,6 @@ def _plan_headings(
     return _Headings(_heuristic_plan(kept), "heuristic", len(items))
 
 
-def _page_labels(reader: Any, n_pages: int) -> list[str | None]:
-    try:
-        return list(reader.page_labels)
-    except Exception:
-        return [None] * n_pages
-
-
-def _info(reader: Any) -> Any:
-    """The document information dictionary, or None when it cannot be read."""
-    try:
-        return reader.metadata
-    except Exception:
-        return None
-
-
 def _extend_last(pages: tuple[Page, ...], end: int) -> tuple[Page, ...]:
     if not pages:
         return pages
@@ -692,4 +617,4 @@ def _extend_last(pages: tuple[Page, ...], end: int) -> tuple[Page, ...]:
     return (*pages[:-1], Page(last.number, last.label, last.char_start, end))
 
 
-__all__ = ["ExtractionError", "TextBuilder", "open_reader", "read_outline", "read_pdf"]
+__all__ = ["ExtractionError", "TextBuilder", "extract_lines", "open_reader", "read_pdf"]
