@@ -134,8 +134,7 @@ def rebuild(store: Store) -> LexicalIndex:
     """``folio reindex``: the index built again from the store, whatever it holds now
     (the library lock is held)."""
     with _index_lock(store, wait=None):
-        _set_aside(location(store))
-        sync(store, generation.advance(store))
+        _rebuild_into(store, location(store), generation.advance(store), damaged=False)
     return _reader(location(store))
 
 
@@ -166,29 +165,38 @@ def sync(store: Store, wanted: str) -> None:
         writer.close()
 
 
-def _rebuild_into(store: Store, path: Path, wanted: str) -> None:
+def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -> None:
+    """Build the index in a new folder, then rename it into place: readers see the old
+    index or the new one, never half of one."""
     base = path.parent
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     _sweep(base)
     tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=base))
-    writer = LexicalWriter(tmp, create=True)
     started = time.perf_counter()
     try:
-        _apply(store, writer, {}, wanted)
-    finally:
-        writer.close()
-    _set_aside(path)
+        writer = LexicalWriter(tmp, create=True)
+        try:
+            _apply(store, writer, {}, wanted)
+        finally:
+            writer.close()
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _set_aside(path, damaged)
     os.rename(tmp, path)
     log.info("lexical index built in %.1fs at %s", time.perf_counter() - started, path)
 
 
-def _set_aside(path: Path) -> None:
-    """Move a (damaged) index out of the way; the one before it is dropped."""
+def _set_aside(path: Path, damaged: bool) -> None:
+    """Move the old index out of the way: a damaged one is kept (the one before it is
+    dropped) for whoever wants to look at it, a sound one goes."""
     if not path.exists():
         return
-    aside = path.with_name(f"{path.name}.damaged")
+    aside = path.with_name(f"{path.name}.damaged" if damaged else f".old-{os.getpid()}")
     shutil.rmtree(aside, ignore_errors=True)
     os.rename(path, aside)
+    if not damaged:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _sweep(base: Path) -> None:
