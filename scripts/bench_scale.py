@@ -779,6 +779,7 @@ def start_server(s: Size, key: str) -> None:
     reason = (cli.err.strip().splitlines() or ["?"])[-1]
     s.row[f"{key}_cli_error"] = reason
     s.log(f"  folio server start failed after {cli.wall:.0f} s ({reason}); without a limit:")
+    s.folio.run("server", "stop", check=False)  # the server it gave up on may still be exiting
     ready = run_command([sys.executable, "-c", READY, str(LONG)], s.folio.env, s.folio.cwd, LONG)
     s.row[f"{key}_ready_s"] = ready.wall
     s.log(f"  server ready in {ready.wall:.1f} s")
