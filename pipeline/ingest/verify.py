@@ -11,9 +11,10 @@ node is asked, with one faceted count per node:
   it restarted since (what the failover drill saw Typesense 0.24.1 do). What a node lacks
   is copied from a node that holds it, through the cluster.
 
-A node that does not answer is waited for once, for a bounded time (the client's retry
-budget), then left out with a warning: a dead node must neither stop nor fail the ingest,
-and the next ``folio ingest`` asks every node before it calls a document unchanged.
+A node that does not answer after a batch is not waited for there (the ingest goes on
+writing); at the end it is, for a bounded time (the client's retry budget), then left
+out with a warning: a dead node must neither stop nor fail the ingest, and the next
+``folio ingest`` asks every node before it calls a document unchanged.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Verifier:
         self.pending: list[tuple[float, list[FileResult]]] = []  # (acknowledged at, documents)
         self.completed: dict[str, int] = {}  # doc_id -> chunks, of every document completed
         self.away: dict[Node, float] = {}  # node -> when to ask it again
-        self.waited: set[Node] = set()  # nodes that had their patience already
+        self.silent: set[Node] = set()  # nodes that did not answer once (said once)
 
     def add(self, results: list[FileResult]) -> None:
         """Documents whose every chunk the cluster just acknowledged."""
@@ -151,22 +152,23 @@ class Verifier:
                 short[node] = wrong
         return short
 
-    def _ask(self, node: Node, question: Callable[[Store], Holdings]) -> Holdings | None:
-        """``question`` to ``node``: waited for the first time it fails, not after."""
-        patience = 0.0 if node in self.waited else self.replicas.patience
+    def _ask(
+        self, node: Node, question: Callable[[Store], Holdings], patience: float = 0.0
+    ) -> Holdings | None:
+        """``question`` to ``node``, asked again for ``patience`` seconds if it fails."""
         t0 = time.monotonic()
         [answer] = self.replicas.ask(question, patience, {node})
         if answer.value is not None:
             if self.away.pop(node, None) is not None:
                 log.info("%s answers again", node.url())
             return answer.value
-        if node not in self.waited:
+        if node not in self.silent:
             log.warning(
-                "%s does not answer (%s); documents are not checked on it until it does",
+                "%s does not answer (%s); its documents are checked at the end of the ingest",
                 node.url(),
                 answer.error,
             )
-        self.waited.add(node)
+        self.silent.add(node)
         if time.monotonic() - t0 > patience + SLOW:  # a timeout: don't pay it every batch
             self.away[node] = time.monotonic() + AWAY
         return None
@@ -187,8 +189,9 @@ class Verifier:
         return short
 
     def _views(self, nodes: list[Node]) -> Views:
-        docs = self.completed
-        return {n: self._ask(n, lambda s: s.holdings_of(docs, 1)) for n in nodes}
+        """At the end: a node that does not answer is waited for (the only wait)."""
+        docs, patience = self.completed, self.replicas.patience
+        return {n: self._ask(n, lambda s: s.holdings_of(docs, 1), patience) for n in nodes}
 
     def _copy(self, short: Shortfall, views: Views) -> None:
         """Write again, through the cluster, what the short nodes lack: each document's
