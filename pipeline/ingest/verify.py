@@ -204,7 +204,7 @@ class Verifier:
         for source, docs in sources.items():
             log.warning(
                 "%s: %d document(s) lacking at the end of the ingest; copying them from %s",
-                ", ".join(n.url() for n in short),
+                ", ".join(n.url() for n, ids in short.items() if ids.intersection(docs)),
                 len(docs),
                 source.url(),
             )
