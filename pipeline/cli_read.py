@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import asdict
+from typing import Any
 
 from .cli_common import Commands, add_command, at_least, err, open_library, out, print_json
 from .errors import FolioError, RetrievalError
@@ -13,6 +15,7 @@ from .facade import Library
 from .home import folio_home
 from .index import server
 from .index.filters import FORMATS, HINTS, TIERS, Filters
+from .index.replicas import node_counts
 from .index.settings import load_server_settings
 from .retrieve import MODES
 from .retrieve.context import citation_text
@@ -221,6 +224,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     info["sections"] = counts.sections
     info["snippets"] = counts.snippets
     info["failed_documents"] = counts.statuses.get("failed", 0)
+    nodes = node_counts(lib.store)  # a cluster's nodes, each asked on its own
+    if nodes:
+        info["nodes"] = [asdict(n) for n in nodes]
     return _status(info, args.json)
 
 
@@ -247,9 +253,20 @@ def _status(info: dict[str, object], as_json: bool) -> int:
         by_status = ", ".join(f"{n} {s}" for s, n in sorted(files.items())) or "none"
         lines.append(f"files:    {by_status}")
         lines.append(f"chunks:   {info['sections']} sections, {info['snippets']} snippets")
+    nodes = info.get("nodes")
+    if isinstance(nodes, list):
+        lines.extend(_node_line(n) for n in nodes)
     for text in lines:
         out.print(markup(plain(text)), highlight=False)
     return 0
+
+
+def _node_line(node: dict[str, Any]) -> str:
+    """One node of a cluster: what it holds itself, flagged when another holds more."""
+    if node["chunks"] is None:
+        return f"node:     {node['url']} did not answer: {node['error']}"
+    line = f"node:     {node['url']} {node['documents']} records, {node['chunks']} chunks"
+    return line + ("  DIFFERS (another node holds more)" if node["differs"] else "")
 
 
 def print_library_outline(args: argparse.Namespace, doc: str) -> None:

@@ -31,6 +31,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -39,6 +40,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -190,8 +192,9 @@ def node_alive(cluster: Cluster, i: int) -> bool:
     return pid_alive(pid) and (pid in _PROCS or _is_node_process(cluster, i, pid or 0))
 
 
-def start_node(cluster: Cluster, i: int) -> int:
-    """Start node ``i`` (its own session: it outlives a CLI ``up``); returns its pid."""
+def start_node(cluster: Cluster, i: int, extra: Sequence[str] = ()) -> int:
+    """Start node ``i`` (its own session: it outlives a CLI ``up``); returns its pid.
+    ``extra``: more server flags for this start only (``--skip-writes``, say)."""
     node = cluster.nodes[i]
     if node_alive(cluster, i):
         raise ClusterError(f"node {i} is already running (pid {node.pid})")
@@ -209,6 +212,7 @@ def start_node(cluster: Cluster, i: int) -> int:
         "--peering-port", str(node.peering_port),
         "--nodes", str(cluster.nodes_file),
         "--snapshot-interval-seconds", str(SNAPSHOT_INTERVAL),
+        *extra,
     ]  # fmt: skip
     with open(base / "stdout.log", "ab") as out:
         proc = subprocess.Popen(
@@ -252,12 +256,14 @@ def kill_node(cluster: Cluster, i: int, sig: int = signal.SIGKILL) -> bool:
     return signal_node(cluster, i, sig, wait=STOP_TIMEOUT if sig != signal.SIGKILL else 10.0)
 
 
-def restart_node(cluster: Cluster, i: int, *, wait_healthy: float = 0.0) -> int:
-    """Start a stopped node again with the same ports and data; optionally wait for
-    ``/health`` (which says nothing about catching up)."""
+def restart_node(
+    cluster: Cluster, i: int, *, wait_healthy: float = 0.0, extra: Sequence[str] = ()
+) -> int:
+    """Start a stopped node again with the same ports and data (and ``extra`` flags);
+    optionally wait for ``/health`` (which says nothing about catching up)."""
     if node_alive(cluster, i):
         raise ClusterError(f"node {i} is still running (pid {cluster.nodes[i].pid})")
-    pid = start_node(cluster, i)
+    pid = start_node(cluster, i, extra)
     if wait_healthy:
         deadline = time.monotonic() + wait_healthy
         while not health(cluster, i):
@@ -311,13 +317,20 @@ def down(cluster: Cluster, timeout: float = STOP_TIMEOUT) -> list[int]:
 
 # -- HTTP --------------------------------------------------------------------------------
 def http(
-    cluster: Cluster, i: int, path: str, timeout: float = 1.0, *, raw: bool = False
+    cluster: Cluster,
+    i: int,
+    path: str,
+    timeout: float = 1.0,
+    *,
+    raw: bool = False,
+    method: str = "GET",
 ) -> tuple[int, Any]:
-    """GET ``path`` on node ``i`` with the admin key: (status, parsed JSON or text).
-    Raises OSError when the node does not answer (refused, timeout, HTTP 0)."""
+    """``method`` (GET) ``path`` on node ``i`` with the admin key: (status, parsed JSON
+    or text). Raises OSError when the node does not answer (refused, timeout, HTTP 0)."""
     req = urllib.request.Request(
         f"http://{HOST}:{cluster.nodes[i].api_port}{path}",
         headers={"X-TYPESENSE-API-KEY": cluster.api_key},
+        method=method,
     )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
@@ -356,6 +369,36 @@ def raft_state(cluster: Cluster, i: int, timeout: float = 1.0) -> int | None:
     if status != 200 or not isinstance(body, dict):
         return None
     return int(body.get("state", 0))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A Raft snapshot a node took: the last log index it holds, and how many of the
+    requests up to there were still in flight (in the log, not yet in the data)."""
+
+    index: int
+    in_flight: int
+
+
+def snapshot(cluster: Cluster, i: int, timeout: float = 60.0) -> Snapshot:
+    """Node ``i`` takes a Raft snapshot now (``POST /operations/snapshot``, local to the
+    node), which a restart loads instead of replaying the log before it. Typesense also
+    copies it to ``DIR/nodeI/backup-*``; what it holds is read from the node's log."""
+    target = cluster.node_dir(i) / f"backup-{time.time_ns()}"
+    try:
+        code, body = http(
+            cluster, i, f"/operations/snapshot?snapshot_path={target}", timeout, method="POST"
+        )
+    except OSError as exc:
+        raise ClusterError(f"node {i}: snapshot: {exc}") from exc
+    if code != 201:
+        raise ClusterError(f"node {i}: snapshot -> HTTP {code}: {body}")
+    log = (cluster.node_dir(i) / "log" / "typesense.log").read_text("utf-8", "replace")
+    index = re.findall(r"snapshot_save_done, last_included_index=(\d+)", log)
+    in_flight = re.findall(r"Serialized (\d+) in-flight requests for snapshot", log)
+    if not index or not in_flight:
+        raise ClusterError(f"node {i}: no snapshot in {cluster.node_dir(i)}/log")
+    return Snapshot(int(index[-1]), int(in_flight[-1]))
 
 
 def leader(cluster: Cluster) -> int | None:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from pipeline.index.records import DONE, DocumentRecord, Status
 from pipeline.ingest.catalog import Found, copy_id, plan
+from pipeline.ingest.plan import agreed
 
 FP = "fingerprint"
 PATHS = [f"/nowhere/lib/f{i}.md" for i in range(6)]
@@ -87,3 +88,12 @@ def test_a_finished_run_leaves_nothing_to_do(
     again = plan(found, after, stored, FP)
     assert again.todo == () and again.stale == () and again.replaced == {}
     assert all(current for _, _, current in again.copies)
+
+
+def test_a_document_the_nodes_disagree_on_counts_as_no_record() -> None:
+    """Each node's (chunks per doc_id, finished records per doc_id): a document stays
+    unchanged only when every node holds the same of both."""
+    same = ({"a": 3, "b": 2, "c": 1}, {"a": 1, "b": 1, "c": 1})
+    held = [same, ({"a": 3, "b": 1, "c": 1}, {"a": 1, "b": 1}), ({"a": 3, "c": 1}, same[1])]
+    assert agreed(held) == {"a": 3, "b": -1, "c": -1}
+    assert agreed([same, same]) == same[0]

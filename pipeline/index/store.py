@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -38,6 +38,10 @@ BATCH_SIZE = 1000
 # Typesense refuses a GET whose query string is longer than 4000 characters; the margin
 # is for what the client adds (it encodes some values its own way).
 MAX_QUERY_STRING = 3500
+ID_GROUP = 250  # doc ids per faceted count: one filter of ~17 KB
+FINISHED = "status:=[complete,empty]"  # a file record whose document is stored
+# Per doc_id: how many chunks, and how many finished file records, a node holds.
+Holdings = tuple[dict[str, int], dict[str, int]]
 
 
 TRANSIENT: tuple[type[BaseException], ...] = (
@@ -371,10 +375,94 @@ class Store:
                 raise StoreError(f"multi search: {r.get('code')}: {r['error']}")
         return results
 
+    # -- counts one node answers for itself (see ``replicas``) -------------------------------
+    def searches(self, searches: list[dict[str, Any]], attempts: int = 4) -> list[dict[str, Any]]:
+        """Any number of searches in one request (Typesense caps a multi search at 50
+        unless told otherwise); a failed one raises."""
+        params = {"limit_multi_searches": max(len(searches), 1)}
+        res = self.call(
+            "multi search",
+            lambda: self.client.multi_search.perform({"searches": searches}, params),
+            attempts,
+        )
+        results: list[dict[str, Any]] = res["results"]
+        for r in results:
+            if "error" in r:
+                raise StoreError(f"multi search: {r.get('code')}: {r['error']}")
+        return results
+
+    def chunk_counts(self, doc_ids: Collection[str], attempts: int = 4) -> dict[str, int]:
+        """How many chunks each of ``doc_ids`` has here (none: left out), in one request."""
+        return self.holdings_of(doc_ids, attempts, records=False)[0]
+
+    def holdings_of(
+        self, doc_ids: Collection[str], attempts: int = 4, *, records: bool = True
+    ) -> Holdings:
+        """Chunks per doc_id and (``records``) finished file records per doc_id, of
+        ``doc_ids`` only, in one request: faceted counts over groups of ids, sent in a POST
+        body (a filter naming a batch's documents would not fit in a GET's 4,000
+        characters)."""
+        ids = sorted(doc_ids)
+        searches = []
+        for i in range(0, len(ids), ID_GROUP):
+            group = ids[i : i + ID_GROUP]
+            named = "doc_id:=[" + ",".join(map(quote, group)) + "]"
+            searches.append(facet_search(CHUNKS, "doc_id", len(group), named))
+            if records:
+                finished = f"{named} && {FINISHED}"
+                searches.append(facet_search(DOCUMENTS, "doc_id", len(group), finished))
+        results = self.searches(searches, attempts) if searches else []
+        step = 2 if records else 1
+        chunks: dict[str, int] = {}
+        held: dict[str, int] = {}
+        for res in results[::step]:
+            chunks.update(facet_values(res, "doc_id"))
+        for res in results[1::step] if records else []:
+            held.update(facet_values(res, "doc_id"))
+        return chunks, held
+
+    def holdings(self, limit: int, attempts: int = 4) -> Holdings:
+        """In one request: chunks per doc_id, and finished (complete or empty) file
+        records per doc_id, up to ``limit`` documents each."""
+        searches = [
+            facet_search(CHUNKS, "doc_id", limit),
+            facet_search(DOCUMENTS, "doc_id", limit, FINISHED),
+        ]
+        chunks, records = self.searches(searches, attempts)
+        return facet_values(chunks, "doc_id"), facet_values(records, "doc_id")
+
+    def totals(self, attempts: int = 4) -> tuple[int, int]:
+        """(file records, chunks) in one request."""
+        searches = [{"collection": n, "q": "*", "per_page": 0} for n in (DOCUMENTS, CHUNKS)]
+        documents, chunks = self.searches(searches, attempts)
+        return int(documents["found"]), int(chunks["found"])
+
 
 def quote(value: str) -> str:
     """A filter_by string literal (backticks guard commas, spaces and operators)."""
     return f"`{check_literal(value)}`"
+
+
+def facet_search(name: str, field: str, limit: int, filter_by: str = "") -> dict[str, Any]:
+    """A multi-search entry counting ``name``'s documents per value of ``field``."""
+    search: dict[str, Any] = {
+        "collection": name,
+        "q": "*",
+        "per_page": 0,
+        "facet_by": field,
+        "max_facet_values": max(limit, 1),
+    }
+    if filter_by:
+        search["filter_by"] = filter_by
+    return search
+
+
+def facet_values(result: Mapping[str, Any], field: str) -> dict[str, int]:
+    """A search result's counts per value of the facet ``field``."""
+    counts: list[dict[str, Any]] = next(
+        (f["counts"] for f in result.get("facet_counts", []) if f["field_name"] == field), []
+    )
+    return {str(c["value"]): int(c["count"]) for c in counts}
 
 
 def found(result: Mapping[str, Any]) -> list[dict[str, Any]]:

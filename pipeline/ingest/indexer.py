@@ -1,5 +1,6 @@
 """The Typesense side of an ingest: results in, chunk batches out, and a document's
-record marked complete only once every one of its chunks is acknowledged."""
+record marked complete only once every one of its chunks is acknowledged; on a cluster,
+each node is then asked whether it holds them (``verify``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from .catalog import Plan
 from .plan import failure_record
 from .process import FileResult
 from .report import Report
+from .verify import Verifier
 
 
 class Sink(Protocol):
@@ -53,6 +55,8 @@ class Indexer:
         self.batch: list[dict[str, Any]] = []
         self.waiting: dict[str, tuple[FileResult, int]] = {}  # doc_id -> (result, chunks left)
         self.records: list[DocumentRecord] = []
+        # On a cluster, each node is asked whether it holds what was acknowledged.
+        self.verifier = Verifier(store, self._rewrite)
 
     @property
     def pending(self) -> int:
@@ -73,13 +77,26 @@ class Indexer:
     def flush(self, final: bool = True) -> None:
         """Send the batch. Records go first in one call: the documents completed by the
         previous batch, and the new ones as ``indexing`` (a crash after this leaves a
-        visible trace); this batch's completions wait for the next call unless ``final``."""
+        visible trace); this batch's completions wait for the next call unless ``final``.
+        On a cluster, completed documents are checked on every node (``verify``)."""
         t0 = time.perf_counter()
+        # On a cluster: the documents completed a while ago, on every node.
+        self.verifier.check_due()
         self._write_records(self.records)
         self.records = []
         batch, self.batch = self.batch, []
         failures = {f.id: f.reason for f in self.store.upsert(CHUNKS, batch)} if batch else {}
-        done: list[str] = []
+        self.verifier.add(self._acknowledged(batch, failures))
+        if final:
+            self._write_records([])
+            self.verifier.sweep()
+        self.report.seconds["index"] += time.perf_counter() - t0
+
+    def _acknowledged(
+        self, batch: list[dict[str, Any]], failures: dict[str, str]
+    ) -> list[FileResult]:
+        """Count each document's chunks the batch stored; the documents with none left
+        are complete (returned)."""
         for doc in batch:
             if doc["doc_id"] not in self.waiting:  # its document already failed
                 continue
@@ -88,15 +105,11 @@ class Indexer:
                 self._fail(result, f"chunk {doc['id']}: {failures[doc['id']]}")
                 continue
             self.waiting[doc["doc_id"]] = (result, left - 1)
-        for doc_id, (result, left) in list(self.waiting.items()):
-            if left == 0:
-                done.append(doc_id)
-                self._complete(result)
-        for doc_id in done:
-            del self.waiting[doc_id]
-        if final:
-            self._write_records([])
-        self.report.seconds["index"] += time.perf_counter() - t0
+        done = [result for result, left in self.waiting.values() if left == 0]
+        for result in done:
+            self._complete(result)
+            del self.waiting[result.sha256]
+        return done
 
     def _write_records(self, new: list[DocumentRecord]) -> None:
         """Upsert the pending completions (then count them as done) and ``new``."""
@@ -120,14 +133,24 @@ class Indexer:
     def _complete(self, result: FileResult) -> None:
         assert result.record is not None
         record = result.record
-        sha = quote(result.sha256)
         if result.sha256 in self.known:
             # An earlier run (other settings, or interrupted) stored chunks under this
             # doc_id: drop the ones this run did not produce.
-            for tier, n in (("section", record.sections), ("snippet", record.snippets)):
-                self.store.delete_where(
-                    CHUNKS, f"doc_id:={sha} && tier:={tier} && chunk_index:>={n}"
-                )
+            self._drop_beyond(result)
         for old in self.plan.replaced.get(result.path, ()):  # another content, a copy's
             release(self.store, old, self.plan.held)
         self.completed.append(record.with_status("empty" if record.sections == 0 else "complete"))
+
+    def _drop_beyond(self, result: FileResult) -> None:
+        """Delete the chunks stored under this document's id past its counts."""
+        assert result.record is not None
+        record, sha = result.record, quote(result.sha256)
+        for tier, n in (("section", record.sections), ("snippet", record.snippets)):
+            self.store.delete_where(CHUNKS, f"doc_id:={sha} && tier:={tier} && chunk_index:>={n}")
+
+    def _rewrite(self, results: list[FileResult]) -> None:
+        """Write these documents again: a node of the cluster holds other chunks than
+        the ones acknowledged (upserts restore the missing, deletes drop extra ones)."""
+        self.store.upsert(CHUNKS, [d.to_store() for r in results for d in r.chunks])
+        for result in results:
+            self._drop_beyond(result)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import stat
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from ..config import ChunkConfig
 from ..index import vectors
 from ..index.documents import read_records, release
 from ..index.records import DocumentRecord, Status
+from ..index.replicas import Replicas
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store
 from ..library import Failure, discover, file_sha256
@@ -24,6 +26,7 @@ from .options import IngestOptions
 from .process import FileResult, Job
 from .report import Report
 
+log = logging.getLogger("folio.ingest")
 # Bumped when what ingest stores for the same bytes and settings changes (fields,
 # titles, retrieval text), so existing documents are re-ingested rather than "unchanged".
 STORE_FORMAT = 2
@@ -57,7 +60,7 @@ def prepare(
     # Just created: nothing to read back (and a cluster follower may still answer 404).
     records = [] if DOCUMENTS in created else read_records(store)
     # Chunks per document, to tell a complete record from a complete document.
-    stored = store.facet_counts(CHUNKS, "doc_id", 2 * len(records) + 100) if records else {}
+    stored = stored_counts(store, len(records)) if records else {}
     embed = vectors.unavailable() is None if options.embed is None else options.embed
     report.embedder = str(vectors.embedder().name) if embed else ""
     fingerprint = config_fingerprint(config, report.embedder)
@@ -66,6 +69,42 @@ def prepare(
     record_copies(store, work, fingerprint, report)
     job = Job(config, fingerprint, embed, options.limits.max_memory_mb)
     return Planned(tuple(files), tuple(records), work, job)
+
+
+def stored_counts(store: Store, records: int) -> dict[str, int]:
+    """Chunks per doc_id. On a cluster each node is asked for itself: a document whose
+    chunks, or finished records, differ between nodes counts -1 (no record's count), so
+    it is not unchanged but written again, which brings the node that lacks some of it
+    level (see ``pipeline.index.replicas``). A node that does not answer is waited for,
+    then left out with a warning."""
+    limit = 2 * records + 100
+    replicas = Replicas(store)
+    if not replicas.several:
+        return store.facet_counts(CHUNKS, "doc_id", limit)
+    answers = replicas.ask(lambda s: s.holdings(limit, attempts=1), replicas.patience)
+    for a in answers:
+        if a.value is None:
+            log.warning(
+                "%s does not answer (%s): what it holds is not checked; run `folio ingest` "
+                "again once it is up",
+                a.node.url(),
+                a.error,
+            )
+    held = [a.value for a in answers if a.value is not None]
+    if not held:  # none answered on its own: the cluster's client, with its retries
+        return store.facet_counts(CHUNKS, "doc_id", limit)
+    return agreed(held)
+
+
+def agreed(held: Sequence[tuple[Mapping[str, int], Mapping[str, int]]]) -> dict[str, int]:
+    """From each node's (chunks per doc_id, finished records per doc_id): the chunk
+    count every node agrees on, or -1 where they differ in either."""
+    out: dict[str, int] = {}
+    for doc in set().union(*(chunks.keys() | records.keys() for chunks, records in held)):
+        chunks = {c.get(doc, 0) for c, _ in held}
+        records = {r.get(doc, 0) for _, r in held}
+        out[doc] = chunks.pop() if len(chunks) == 1 and len(records) == 1 else -1
+    return out
 
 
 def hashed(files: list[Path], limits: Limits, report: Report) -> list[Found]:
