@@ -15,7 +15,6 @@ from .facade import Library
 from .home import folio_home
 from .index import server
 from .index.filters import FORMATS, HINTS, TIERS, Filters
-from .index.replicas import node_counts
 from .index.settings import load_server_settings
 from .retrieve import MODES
 from .retrieve.context import citation_text
@@ -224,7 +223,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     info["sections"] = counts.sections
     info["snippets"] = counts.snippets
     info["failed_documents"] = counts.statuses.get("failed", 0)
-    nodes = node_counts(lib.store)  # a cluster's nodes, each asked on its own
+    nodes = lib.node_counts()  # a cluster's nodes, each asked on its own
     if nodes:
         info["nodes"] = [asdict(n) for n in nodes]
     return _status(info, args.json)

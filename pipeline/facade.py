@@ -14,6 +14,7 @@ from .index import side_index
 from .index.documents import delete_document
 from .index.filters import Filters
 from .index.keys import search_only_key
+from .index.replicas import NodeCounts, node_counts
 from .index.schema import CHUNKS, DOCUMENTS
 from .index.settings import load_server_settings, parse_url
 from .index.store import Store
@@ -174,6 +175,11 @@ class Library:
     def counts(self) -> LibraryCounts:
         """File records by status, sections and snippets."""
         return library_counts(self.store)
+
+    def node_counts(self) -> list[NodeCounts]:
+        """On a cluster, each node's own record and chunk counts, a node that holds less
+        or does not answer flagged (empty for one server)."""
+        return node_counts(self.store)
 
     def collections(self) -> dict[str, tuple[str | None, int]]:
         """Each alias (chunks, documents) with the collection it points at and how many

@@ -213,7 +213,9 @@ def _sweep(base: Path) -> None:
 
 
 def _apply(store: Store, writer: LexicalWriter, have: Mapping[str, DocInfo], wanted: str) -> None:
-    """Delete what the store no longer holds complete, add what it holds new, commit."""
+    """Delete what the store no longer holds complete, add what it holds new, commit.
+    Records and snippets are read from one node, so they agree with each other."""
+    store = _one_node(store)
     want = {d.doc_id: d for d in complete_documents(store)}
     gone = [i for i, d in have.items() if i not in want or want[i].key() != d.key()]
     new = [d for i, d in want.items() if i not in have or have[i].key() != d.key()]
@@ -237,10 +239,9 @@ def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[s
     """Read the documents' snippets back and add each document whose count is right;
     returns the doc_ids left out."""
     short: list[str] = []
-    source = _one_node(store)
     for start in range(0, len(docs), _BATCH_DOCS):
         batch = docs[start : start + _BATCH_DOCS]
-        rows = _snippets(source, [d.doc_id for d in batch])
+        rows = _snippets(store, [d.doc_id for d in batch])
         for doc in batch:
             got = rows.get(doc.doc_id, [])
             if len(got) == doc.snippets:
