@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import random
 import re
 import shutil
@@ -76,12 +77,14 @@ from pipeline import make_config  # noqa: E402
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import StoreError  # noqa: E402
 from pipeline.extract import extract_file  # noqa: E402
+from pipeline.index.filters import Filters  # noqa: E402
 from pipeline.index.records import ChunkRecord  # noqa: E402
 from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
 from pipeline.index.store import Store, quote  # noqa: E402
 from pipeline.ingest import IngestOptions, Report, ingest  # noqa: E402
 from pipeline.library import discover, file_sha256  # noqa: E402
+from pipeline.retrieve import rank  # noqa: E402
 
 
 def load_cluster_module() -> ModuleType:
@@ -598,6 +601,8 @@ def main(argv: list[str] | None = None) -> int:
         args.flush_size = max(20, round(len(expected) / len(files) / max(pace, 0.01)))
 
     base = Path(args.keep_dir) if args.keep_dir else Path(tempfile.mkdtemp(prefix="folio-cluster-"))
+    # Folio's own state (the lexical index, the lock) beside the cluster, not the user's.
+    os.environ["FOLIO_HOME"] = str(base / "folio-home")
     cluster = None
     res: dict[str, Any] = {
         "files": len(files),
@@ -667,6 +672,7 @@ def drill(run: Run, cluster: Any, took: float) -> int:
     nodes = verify_nodes(cluster, run.expected, run.n_docs, run.probe_acked)
     res["nodes"] = nodes
     res["searched"] = search_nodes(cluster, run.expected)
+    res["retrieved"] = retrieve_documents(store, run.expected)
     analyse(run, store, report)
     ok = (
         complete(report, run.n_docs, len(report.ingested) if report else 0)
@@ -675,6 +681,7 @@ def drill(run: Run, cluster: Any, took: float) -> int:
         and "chaos_error" not in res
         and all(r["exact"] and r["probe_acked_missing"] == 0 for r in nodes)
         and all(r["all_seen"] for r in res["searched"])
+        and res["retrieved"] == run.n_docs
     )
     res["pass"] = ok
     print_summary(res)
@@ -764,6 +771,20 @@ def search_nodes(cluster: Any, expected: dict[str, dict[str, Any]]) -> list[dict
             }
         )
     return rows
+
+
+def retrieve_documents(store: Store, expected: dict[str, dict[str, Any]]) -> int:
+    """How many documents Folio's ranking finds: for each, the words of one of its
+    snippets, asked with the document as the filter (the lexical index must hold it)."""
+    snippets: dict[str, dict[str, Any]] = {}
+    for doc in expected.values():
+        if doc["tier"] == "snippet":
+            snippets.setdefault(doc["doc_id"], doc)
+    found = 0
+    for doc_id, doc in sorted(snippets.items()):
+        question = " ".join(re.findall(r"\w+", doc["text"])[:12]) or "the"
+        found += bool(rank(store, question, Filters(doc=doc_id), k=1, mode="lexical"))
+    return found
 
 
 def open_store(run: Run, cluster: Any) -> TimedStore:
@@ -1014,6 +1035,8 @@ def print_outcome(res: dict[str, Any]) -> None:
             f"chunk, {r['documents_found_by_search']} found by a keyword search "
             f"(of {res['documents']})"
         )
+    found = res.get("retrieved")
+    print(f"  retrieve (lexical index): {found} of {res['documents']} documents found")
     for key in ("chaos_error", "converge_error"):
         if key in res:
             print(f"{key}: {res[key]}")
