@@ -130,8 +130,8 @@ def _print_report(report: Report) -> None:
     workers = "summed over the worker processes, which run side by side"
     err.print(
         f"time {secs['total']:.1f}s wall clock; extract {secs['extract']:.1f}s, chunk "
-        f"{secs['chunk']:.1f}s, embed {secs['embed']:.1f}s {workers}; index "
-        f"{secs['index']:.1f}s"
+        f"{secs['chunk']:.1f}s, embed {secs['embed']:.1f}s {workers}; plan "
+        f"{secs['plan']:.1f}s, index {secs['index']:.1f}s, BM25 index {secs['lexical']:.1f}s"
         + (" — interrupted: run the same command again to finish" if report.interrupted else "")
     )
 

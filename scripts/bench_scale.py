@@ -651,6 +651,8 @@ def step_change(s: Size, path: Path, run_id: str) -> None:
         "change_extract_s": secs.get("extract", math.nan),
         "change_chunk_s": secs.get("chunk", math.nan),
         "change_index_s": secs.get("index", math.nan),
+        "change_plan_s": secs.get("plan", math.nan),
+        "change_lexical_s": secs.get("lexical", math.nan),
         "change_report_total_s": secs.get("total", math.nan),
         "change_file": str(path),
     }
@@ -964,6 +966,8 @@ METRICS: list[tuple[str, str, Callable[[Any], str]]] = [
     ("change_extract_s", "  that file: extract s (report)", _s),
     ("change_chunk_s", "  that file: chunk s (report)", _s),
     ("change_index_s", "  that file: index s (report)", _s),
+    ("change_plan_s", "  plan s (hash, records, unchanged check)", _s),
+    ("change_lexical_s", "  lexical index sync s", _s),
     ("change_report_total_s", "  report total s (plan+index+lexical)", _s),
     ("change_ingest_peak_rss_mib", "  peak RSS MiB", _mib),
     ("revert_ingest_s", "ingest, file reverted s (--keep)", _s),

@@ -56,13 +56,16 @@ def ingest(
         t_start = time.perf_counter()
         report = Report()
         planned = prepare(paths, config, store, options, report)
+        report.seconds["plan"] = time.perf_counter() - t_start
         results = run or Pool(process, options.workers, options.limits)
         _index(store, planned, options, report, results, progress)
         if options.prune and not report.interrupted:
             prune(store, paths, planned.records, planned.files, planned.plan.held, report)
         warn_legacy(planned.records, planned.plan.held)
         if not report.interrupted:
+            t_lexical = time.perf_counter()
             side_index.refresh(store)  # the lexical index follows, readers never build it
+            report.seconds["lexical"] += time.perf_counter() - t_lexical
         report.seconds["total"] = time.perf_counter() - t_start
         return report
 
@@ -92,8 +95,10 @@ def _index(
             progress.advance(result)
             if time.monotonic() - synced > SYNC_EVERY_S:
                 # A long ingest: readers see the documents completed so far.
+                t_lexical = time.monotonic()
                 side_index.refresh(store)
                 synced = time.monotonic()
+                report.seconds["lexical"] += synced - t_lexical
         writer.finish()
     except KeyboardInterrupt:
         report.interrupted = True

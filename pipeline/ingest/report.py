@@ -30,6 +30,8 @@ class Report:
             "chunk": 0.0,
             "embed": 0.0,
             "index": 0.0,
+            "plan": 0.0,  # hashing, reading the records, the unchanged check
+            "lexical": 0.0,  # bringing the BM25 index up to date
             "total": 0.0,
         }
     )
