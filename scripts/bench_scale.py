@@ -915,8 +915,9 @@ def measure_size(s: Size, pool: Sequence[str], rate: float, keep: bool) -> None:
         ("search", lambda: step_search(s)),
         ("mcp", lambda: step_mcp(s)),
         ("disk", lambda: step_disk_and_server(s)),
-        ("restart", lambda: step_restart(s)),
     ]
+    if not s.args.no_restart:
+        steps.append(("restart", lambda: step_restart(s)))
     try:
         for name, step in steps:
             guarded(s, name, step)
@@ -1066,6 +1067,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help="skip build and full ingest where the home was built for the same "
         "size and seed (implies --keep)",
+    )
+    ap.add_argument(
+        "--no-restart",
+        action="store_true",
+        help="skip the server restart step (minutes at 100k snippets: Typesense loads it all)",
     )
     ap.add_argument("--questions", type=int, default=50, help="in-process questions (50)")
     ap.add_argument(
