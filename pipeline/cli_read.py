@@ -7,6 +7,8 @@ import argparse
 import math
 import sys
 
+from rich.text import Text
+
 from .cli_common import Commands, add_command, at_least, err, open_library, out, print_json
 from .errors import FolioError, RetrievalError
 from .facade import Library
@@ -18,7 +20,7 @@ from .retrieve import MODES
 from .retrieve.context import citation_text
 from .retrieve.hits import Hit
 from .retrieve.sections import DocumentInfo, OutlineEntry
-from .terminal import elide_middle, markup, plain
+from .terminal import elide_middle, marked, markup, plain
 
 FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
 
@@ -95,21 +97,19 @@ def cmd_search(args: argparse.Namespace) -> int:
     out.print(f"\n{result.found} hits (showing {first}-{last}{folded})")
     for name, counts in result.facets.items():
         shown = ", ".join(f"{value} {count}" for value, count in counts[:8])
-        out.print(f"[dim]{name}:[/dim] {markup(shown)}", highlight=False)
+        out.print(Text.assemble((f"{name}:", "dim"), " ", plain(shown)), highlight=False)
     return 0
 
 
 def _print_hit(h: Hit) -> None:
+    # Text with styles, never markup strings: a document's backslashes and brackets
+    # stay as written (see terminal.marked).
     pages = f" p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
-    out.print(
-        f"[bold]{markup(' > '.join(h.breadcrumb))}[/bold]{pages} "
-        f"[dim]{h.tier} · {', '.join(h.content_hints)} · {h.id}[/dim]",
-        highlight=False,
-    )
-    text = markup(" ".join(h.highlight.split())[:300])
-    out.print(
-        "  " + text.replace("<mark>", "[bold]").replace("</mark>", "[/bold]"), highlight=False
-    )
+    head = Text(plain(" > ".join(h.breadcrumb)), style="bold")
+    head.append(f"{pages} ")
+    head.append(f"{h.tier} · {', '.join(h.content_hints)} · {h.id}", style="dim")
+    out.print(head, highlight=False)
+    out.print(Text("  ") + marked(h.highlight), highlight=False)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
@@ -128,7 +128,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(plain(ctx.to_markdown()))
     if ctx.note:
-        err.print(f"[dim]{markup(ctx.note)}[/dim]", highlight=False)
+        err.print(Text(plain(ctx.note), style="dim"), highlight=False)
     err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens ({ctx.mode})")
     return 0
 
@@ -144,17 +144,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         print_json(shown)
         return 0
     c = shown.chunk
-    out.print(f"[bold]{markup(citation_text(shown.citation))}[/bold]", highlight=False)
-    out.print(
-        f"[dim]{c.tier} {c.id} · doc {c.doc_id[:12]} · {markup(shown.citation.source)}[/dim]",
-        highlight=False,
-    )
+    out.print(Text(plain(citation_text(shown.citation)), style="bold"), highlight=False)
+    where = f"{c.tier} {c.id} · doc {c.doc_id[:12]} · {shown.citation.source}"
+    out.print(Text(plain(where), style="dim"), highlight=False)
     sys.stdout.flush()
     sys.stdout.write("\n" + plain(c.text).rstrip("\n") + "\n\n")
     for label, near in (("previous", shown.previous), ("next", shown.next)):
         if near is not None:
-            crumb = markup(" > ".join(near.breadcrumb))
-            out.print(f"[dim]{label}: {near.id}  {crumb}[/dim]", highlight=False)
+            crumb = " > ".join(near.breadcrumb)
+            out.print(Text(plain(f"{label}: {near.id}  {crumb}"), style="dim"), highlight=False)
     return 0
 
 

@@ -8,9 +8,11 @@ JSON output does not need to: it escapes control characters itself.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from rich.markup import escape
+from rich.text import Text
 
 # C0 controls but tab and newline, DEL, and C1 (0x9b and 0x9d open CSI and OSC
 # sequences on their own in some terminals).
@@ -25,6 +27,35 @@ def plain(text: str) -> str:
 def markup(text: str) -> str:
     """``plain(text)`` escaped for rich console markup."""
     return escape(plain(text))
+
+
+_MARK = re.compile(r"(</?mark>)")
+
+
+def marked(snippet: str, limit: int = 300) -> Text:
+    """Typesense's highlighted snippet as rich ``Text``: the parts inside ``<mark>`` bold,
+    everything else literal, whitespace collapsed, at most ``limit`` characters.
+
+    Spans, not markup: escaping the text and then swapping ``<mark>`` for ``[bold]``
+    turned a backslash before a match (``\\marginnote``) into an escaped ``\\[bold]``, and
+    the closing tag into a MarkupError."""
+    chars: list[tuple[str, bool]] = []
+    bold = False
+    for part in _MARK.split(plain(snippet)):
+        if part in ("<mark>", "</mark>"):
+            bold = part == "<mark>"
+            continue
+        for c in part:
+            if not c.isspace():
+                chars.append((c, bold))
+            elif chars and chars[-1][0] != " ":
+                chars.append((" ", bold))
+    while chars and chars[-1][0] == " ":
+        chars.pop()
+    line = Text()
+    for strong, run in itertools.groupby(chars[:limit], key=lambda pair: pair[1]):
+        line.append("".join(c for c, _ in run), style="bold" if strong else "")
+    return line
 
 
 def elide_middle(text: str, width: int) -> str:
