@@ -27,6 +27,7 @@ from .mcp_schema import (
     PerPage,
     Positive,
     Ranking,
+    ResultPage,
     Retrieved,
     SearchPage,
     Section,
@@ -73,7 +74,7 @@ def _add_finding(tool: Register, library: Library) -> None:
         format: Annotated[Format | None, Field(description="only this file format")] = None,
         page_from: PageFrom = None,
         page_to: PageTo = None,
-        page: Annotated[Positive, Field(description="which page of hits")] = 1,
+        page: Annotated[ResultPage, Field(description="which page of hits")] = 1,
         per_page: Annotated[PerPage, Field(description="hits per page")] = 10,
     ) -> SearchPage:
         """Keyword search (typo tolerant) over the library's chunks: hits with

@@ -11,7 +11,7 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
 from ..index.visible import excluding, hidden_docs
-from ..inputs import check_query, check_range
+from ..inputs import check_query, check_result_page
 from ..text.stopwords import SEARCH_STOPWORDS
 from .hits import HIT_FIELDS, Hit, to_hit
 
@@ -110,8 +110,7 @@ def search(
     ``contains_table``)."""
     check_query(query)
     filters = filters or Filters()
-    check_range(page, "page", 1)
-    check_range(per_page, "per_page", 1, MAX_PER_PAGE)
+    check_result_page(page, per_page, MAX_PER_PAGE)
     params = _query_params(query, filters, hidden_docs(store)) | {
         "facet_by": ",".join(facets),
         "max_facet_values": 20,

@@ -18,7 +18,7 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import FolioError, RetrievalError
+from ..errors import FolioError, InvalidInput, RetrievalError
 from ..facade import Library
 from . import pages
 from .query import FACET_LABELS, PER_PAGE, Query
@@ -34,6 +34,14 @@ TYPES = {"pdf": "application/pdf", "epub": "application/epub+zip"}
 
 def _html(body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(body, status, headers=HEADERS)
+
+
+def _status(exc: Exception) -> int:
+    """A request that cannot be served as asked (a bad filter value, id or page) is the
+    client's error; a missing one is 404; anything else, Typesense's (502)."""
+    if isinstance(exc, InvalidInput):
+        return 400
+    return 404 if isinstance(exc, RetrievalError) else 502
 
 
 def build_app(library: Library) -> Starlette:
@@ -79,7 +87,7 @@ def build_app(library: Library) -> Starlette:
         )
 
     async def failed(request: Request, exc: Exception) -> Response:
-        status = 404 if isinstance(exc, RetrievalError) else 502
+        status = _status(exc)
         return _html(pages.error_page(status, str(exc)), status)
 
     return Starlette(
