@@ -14,14 +14,17 @@ import re
 from rich.markup import escape
 from rich.text import Text
 
+from .pathtext import shown
+
 # C0 controls but tab and newline, DEL, and C1 (0x9b and 0x9d open CSI and OSC
 # sequences on their own in some terminals).
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def plain(text: str) -> str:
-    """``text`` without control characters (tab and newline kept)."""
-    return _CONTROL.sub("", text)
+    """``text`` without control characters (tab and newline kept), and each byte of a
+    file name that is not UTF-8 as ``\\xHH`` (a lone surrogate cannot be written)."""
+    return _CONTROL.sub("", shown(text))
 
 
 def markup(text: str) -> str:

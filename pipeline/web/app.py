@@ -20,6 +20,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import FolioError, InvalidInput, RetrievalError
 from ..facade import Library
+from ..pathtext import os_path
 from . import pages
 from .query import FACET_LABELS, PER_PAGE, Query
 
@@ -76,7 +77,7 @@ def build_app(library: Library) -> Starlette:
 
     def source(request: Request) -> Response:
         doc = library.document(request.path_params["doc"])
-        path = Path(doc.path)
+        path = Path(os_path(doc.path))
         if not path.is_file():
             raise RetrievalError(f"the file is gone: {doc.path}")
         kind = TYPES.get(doc.format) or mimetypes.guess_type(path.name)[0] or "text/plain"
