@@ -20,7 +20,7 @@ from .retrieve import MODES
 from .retrieve.context import citation_text
 from .retrieve.hits import Hit
 from .retrieve.sections import DocumentInfo, OutlineEntry
-from .terminal import elide_middle, marked, markup, plain
+from .terminal import elide_middle, marked, markup, one_line, plain
 
 FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
 
@@ -175,11 +175,11 @@ def cmd_docs(args: argparse.Namespace) -> int:
     out.print(_ROW.format("doc_id", "status", "format", "pages", "sect", "snip") + "title")
     for d in docs:
         head = _ROW.format(d.doc_id[:12], d.status, d.format, d.pages or "", d.sections, d.snippets)
-        title = elide_middle(plain(d.title) or "(untitled)", width - len(head))
+        title = elide_middle(one_line(d.title) or "(untitled)", width - len(head))
         out.print(markup(head + title), highlight=False)
-        out.print(markup("  " + elide_middle(plain(d.path), width - 2)), highlight=False)
+        out.print(markup("  " + elide_middle(one_line(d.path), width - 2)), highlight=False)
         if d.error:
-            out.print(markup("  " + elide_middle(plain(d.error), width - 2)), highlight=False)
+            out.print(markup("  " + elide_middle(one_line(d.error), width - 2)), highlight=False)
     return 0
 
 

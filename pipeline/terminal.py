@@ -27,6 +27,12 @@ def plain(text: str) -> str:
     return _CONTROL.sub("", shown(text))
 
 
+def one_line(text: str) -> str:
+    """``plain(text)`` on one line: a newline or tab in a file name or title shows as
+    ``\\n`` or ``\\t`` (a path with a newline broke a `folio docs` row in two)."""
+    return plain(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def markup(text: str) -> str:
     """``plain(text)`` escaped for rich console markup."""
     return escape(plain(text))

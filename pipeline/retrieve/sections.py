@@ -207,7 +207,7 @@ class DocumentInfo:
             path=stored(record.path),  # shown and sent as JSON: valid UTF-8
             format=record.format,
             status=record.status,
-            pages=record.pages,
+            pages=record.pages or None,  # markdown and text have none (not 0 pages)
             sections=record.sections,
             snippets=record.snippets,
             error=record.error or "",
