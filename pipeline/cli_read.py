@@ -20,7 +20,7 @@ from .retrieve import MODES
 from .retrieve.context import citation_text
 from .retrieve.hits import Hit
 from .retrieve.sections import DocumentInfo, OutlineEntry
-from .terminal import elide_middle, marked, markup, one_line, plain
+from .terminal import elide_end, elide_middle, marked, markup, one_line, plain
 
 FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
 
@@ -102,14 +102,19 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def _print_hit(h: Hit) -> None:
-    # Text with styles, never markup strings: a document's backslashes and brackets
-    # stay as written (see terminal.marked).
-    pages = f" p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
-    head = Text(plain(" > ".join(h.breadcrumb)), style="bold")
-    head.append(f"{pages} ")
-    head.append(f"{h.tier} · {', '.join(h.content_hints)} · {h.id}", style="dim")
-    out.print(head, highlight=False)
-    out.print(Text("  ") + marked(h.highlight), highlight=False)
+    """A hit in three parts that each fit the terminal: its breadcrumb (the middle elided)
+    and pages; its id (whole, first on its line, to copy into `folio show`), tier and
+    hints; its preview, wrapped under them. Text with styles, never markup strings: a
+    document's backslashes and brackets stay as written (see terminal.marked)."""
+    width = max(40, out.width)
+    pages = f"  p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
+    crumb = elide_middle(one_line(" > ".join(h.breadcrumb)), width - len(pages))
+    out.print(Text.assemble((crumb, "bold"), pages), highlight=False)
+    what = f"  {h.id}  {h.tier} · {', '.join(h.content_hints)}"
+    out.print(Text(what, style="dim"), highlight=False)
+    for line in marked(h.highlight).wrap(out, width - 2):
+        line.rstrip()
+        out.print(Text("  ") + line, highlight=False)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
@@ -264,11 +269,20 @@ def print_library_outline(args: argparse.Namespace, doc: str) -> None:
     if args.json:
         print_json({"doc": _doc_json(found), "sections": [_entry_json(e) for e in entries]})
         return
-    out.print(markup(f"{found.path}: {found.title} ({len(entries)} sections)"), highlight=False)
+    head = f"{found.path}: {found.title} ({len(entries)} sections)"
+    out.print(markup(one_line(head)), highlight=False, soft_wrap=True)  # a path stays whole
     for e in entries:
-        pages = "" if e.page_start is None else f"  p. {e.page_start}-{e.page_end}"
-        indent = "  " * max(0, len(e.breadcrumb) - 1)
-        out.print(markup(f"{indent}{e.section_title}{pages}  [{e.id}]"), highlight=False)
+        out.print(markup(_outline_line(e, max(60, out.width))), highlight=False)
+
+
+def _outline_line(e: OutlineEntry, width: int) -> str:
+    """The id first (whole, a column of its own, to copy into `folio show`), then the
+    title indented by its depth and cut at the end to fit, then its pages: the tree
+    stays a tree at 80 columns (ids after long titles wrapped onto lines of their own)."""
+    pages = "" if e.page_start is None else f"  p. {e.page_start}-{e.page_end}"
+    indent = "  " * max(0, len(e.breadcrumb) - 1)
+    room = width - len(e.id) - 2 - len(indent) - len(pages)
+    return f"{e.id}  {indent}{elide_end(one_line(e.section_title), room)}{pages}"
 
 
 def _entry_json(e: OutlineEntry) -> dict[str, object]:

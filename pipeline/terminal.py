@@ -77,3 +77,10 @@ def elide_middle(text: str, width: int) -> str:
     tail = (width - 1) * 2 // 3  # the end of a path (its file name) says more
     head = width - 1 - tail
     return f"{text[:head]}…{text[len(text) - tail:]}"
+
+
+def elide_end(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters (one or more), cut at the end with ``…``:
+    a title's start says most."""
+    width = max(1, width)
+    return text if len(text) <= width else text[: width - 1] + "…"

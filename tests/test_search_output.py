@@ -5,11 +5,14 @@ the session's Typesense server; the line builder fuzzed with hypothesis."""
 from __future__ import annotations
 
 import io
+import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
@@ -74,3 +77,52 @@ def test_marked_is_text_whatever_the_snippet(parts: list[str], unbalanced: str) 
     buffer = io.StringIO()
     Console(file=buffer, width=200, color_system=None).print(line, soft_wrap=True)
     assert buffer.getvalue().rstrip("\n") == expected
+
+
+@pytest.fixture()
+def library_80(folio_env: Path, tmp_path: Path) -> dict[str, str]:
+    """The environment for `folio` at 80 columns over a markdown page and a PDF book."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    for name in ("rust-ownership.md", "tufte-sample-book.pdf"):
+        shutil.copy(ROOT / "examples" / "library" / name, lib / name)
+    env = {**os.environ, "FOLIO_HOME": str(tmp_path / "home"), "COLUMNS": "80"}
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    return env
+
+
+def test_search_reads_at_80_columns(library_80: dict[str, str]) -> None:
+    env = library_80
+    for query in ("ownership", "margin notes"):
+        hits = json.loads(folio(env, "search", query, "--json").stdout)["hits"]
+        run = folio(env, "search", query)
+        assert run.returncode == 0, run.stderr
+        lines = run.stdout.splitlines()
+        assert all(len(line) <= 80 for line in lines), run.stdout
+        for hit in hits:
+            # the id whole, at the start of an indented line of its own
+            at = [i for i, line in enumerate(lines) if line.startswith(f"  {hit['id']}")]
+            assert at, (hit["id"], run.stdout)
+            preview = []
+            for line in lines[at[0] + 1 :]:
+                if not line.startswith("  "):
+                    break
+                preview.append(line)
+            words = " ".join(preview).split()
+            assert len(words) >= 12, (query, preview)  # a passage, not four words
+
+
+def test_outline_keeps_its_tree_at_80_columns(library_80: dict[str, str]) -> None:
+    env = library_80
+    docs = json.loads(folio(env, "docs", "--json").stdout)
+    pdf = next(d for d in docs if d["path"].endswith(".pdf"))
+    sections = json.loads(folio(env, "outline", pdf["doc_id"][:10], "--json").stdout)["sections"]
+    run = folio(env, "outline", pdf["doc_id"][:10])
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()[1:]
+    assert len(lines) == len(sections), run.stdout  # one line each, none wrapped
+    for line, entry in zip(lines, sections, strict=True):
+        assert len(line) <= 80 and line.startswith(entry["id"] + "  "), line
+        depth = len(entry["breadcrumb"]) - 1
+        title = line[len(entry["id"]) + 2 :]
+        assert title.startswith("  " * depth) and not title[2 * depth].isspace(), line

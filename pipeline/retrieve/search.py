@@ -58,6 +58,9 @@ def _query_params(query: str, filters: Filters, hidden: Sequence[str] = ()) -> d
         "query_by_weights": "3,1",
         "num_typos": 2,
         "highlight_fields": "text",
+        # Words of context each side of a match: Typesense's default of 4 made previews
+        # as short as "Ownership Rules First, let's take".
+        "highlight_affix_num_tokens": 16,
         "include_fields": HIT_FIELDS,
     }
     expr = " && ".join(x for x in (filters.expression(), excluding(hidden)) if x)
