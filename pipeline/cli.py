@@ -272,6 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # One line per HTTP request is noise for a person; our own messages say what matters.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # pypdf warns about what it repairs ("EOF marker not found", "incorrect startxref
+    # pointer", outline objects dumped whole): internals of a file that then reads or
+    # fails with a reason of ours. -v shows them.
+    logging.getLogger("pypdf").setLevel(level if args.verbose else logging.ERROR)
     if getattr(args, "config", None):
         # Every stage and worker process reads its own section of the same file.
         os.environ["FOLIO_CONFIG"] = str(Path(args.config).resolve())

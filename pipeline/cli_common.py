@@ -16,6 +16,7 @@ from rich.console import Console
 
 from .home import folio_home, secure_home
 from .logs import NameTheFile, Once, line
+from .pathtext import stored
 from .terminal import markup
 
 if TYPE_CHECKING:
@@ -34,8 +35,21 @@ def open_library(args: argparse.Namespace) -> Library:
 
 def print_json(value: Any) -> None:
     data = asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
-    json.dump(data, sys.stdout, ensure_ascii=False)
+    json.dump(_utf8(data), sys.stdout, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def _utf8(value: Any) -> Any:
+    """``value`` with every string valid UTF-8: a file name that is not (its bytes read
+    as lone surrogates) in the reversible quoted form of ``pathtext.stored``, so that
+    ``--json`` never writes invalid UTF-8."""
+    if isinstance(value, str):
+        return stored(value)
+    if isinstance(value, dict):
+        return {_utf8(k): _utf8(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_utf8(v) for v in value]
+    return value
 
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"  # folio's subparsers

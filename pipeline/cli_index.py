@@ -29,13 +29,13 @@ from .cli_common import (
 from .cli_read import add_read_commands
 from .config import OVERLAPS, PRESETS
 from .config_files import load_config
-from .errors import FolioError, RetrievalError
+from .errors import FolioError
 from .extract import SUPPORTED_SUFFIXES
 from .index import server
 from .ingest import IngestOptions, Report
 from .library import discover
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
-from .terminal import markup
+from .terminal import markup, one_line
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -119,7 +119,8 @@ def _print_report(report: Report) -> None:
     err.print(t)
     for f in report.failed:
         err.print(
-            f"[red]failed[/red] {markup(f.path)} ({f.stage}): {markup(f.reason)}", highlight=False
+            f"[red]failed[/red] {markup(one_line(f.path))} ({f.stage}): {markup(f.reason)}",
+            highlight=False,
         )
     if report.embedder and report.embedded:
         per = 1000 * secs["embed"] / report.embedded
@@ -142,12 +143,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
     Remove a document and every chunk of it from the index. DOC is its doc_id, its
     first characters (unique among the documents) or its file's path.
     """
-    # Looked up under the library lock: an ingest under way may be adding it.
-    try:
-        removed = open_library(args).delete(args.doc, wait=args.wait)
-    except RetrievalError as exc:  # no such document: nothing to do, as before
-        err.print(f"folio: {markup(str(exc))}", highlight=False)
-        return 1
+    # Looked up under the library lock: an ingest under way may be adding it. No such
+    # document is `folio: error: …`, exit 2, as for --doc and outline.
+    removed = open_library(args).delete(args.doc, wait=args.wait)
     err.print(f"deleted {markup(repr(args.doc))} ({removed} chunks)", highlight=False)
     return 0
 

@@ -9,6 +9,8 @@ import sys
 from dataclasses import asdict
 from typing import Any
 
+from rich.text import Text
+
 from .cli_common import Commands, add_command, at_least, err, open_library, out, print_json
 from .errors import FolioError, RetrievalError
 from .facade import Library
@@ -20,7 +22,7 @@ from .retrieve import MODES
 from .retrieve.context import citation_text
 from .retrieve.hits import Hit
 from .retrieve.sections import DocumentInfo, OutlineEntry
-from .terminal import elide_middle, markup, plain
+from .terminal import elide_end, elide_middle, marked, markup, one_line, plain
 
 FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
 
@@ -97,21 +99,24 @@ def cmd_search(args: argparse.Namespace) -> int:
     out.print(f"\n{result.found} hits (showing {first}-{last}{folded})")
     for name, counts in result.facets.items():
         shown = ", ".join(f"{value} {count}" for value, count in counts[:8])
-        out.print(f"[dim]{name}:[/dim] {markup(shown)}", highlight=False)
+        out.print(Text.assemble((f"{name}:", "dim"), " ", plain(shown)), highlight=False)
     return 0
 
 
 def _print_hit(h: Hit) -> None:
-    pages = f" p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
-    out.print(
-        f"[bold]{markup(' > '.join(h.breadcrumb))}[/bold]{pages} "
-        f"[dim]{h.tier} · {', '.join(h.content_hints)} · {h.id}[/dim]",
-        highlight=False,
-    )
-    text = markup(" ".join(h.highlight.split())[:300])
-    out.print(
-        "  " + text.replace("<mark>", "[bold]").replace("</mark>", "[/bold]"), highlight=False
-    )
+    """A hit in three parts that each fit the terminal: its breadcrumb (the middle elided)
+    and pages; its id (whole, first on its line, to copy into `folio show`), tier and
+    hints; its preview, wrapped under them. Text with styles, never markup strings: a
+    document's backslashes and brackets stay as written (see terminal.marked)."""
+    width = max(40, out.width)
+    pages = f"  p.{h.page_start}-{h.page_end}" if h.page_start is not None else ""
+    crumb = elide_middle(one_line(" > ".join(h.breadcrumb)), width - len(pages))
+    out.print(Text.assemble((crumb, "bold"), pages), highlight=False)
+    what = f"  {h.id}  {h.tier} · {', '.join(h.content_hints)}"
+    out.print(Text(what, style="dim"), highlight=False)
+    for line in marked(h.highlight).wrap(out, width - 2):
+        line.rstrip()
+        out.print(Text("  ") + line, highlight=False)
 
 
 def cmd_retrieve(args: argparse.Namespace) -> int:
@@ -130,7 +135,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(plain(ctx.to_markdown()))
     if ctx.note:
-        err.print(f"[dim]{markup(ctx.note)}[/dim]", highlight=False)
+        err.print(Text(plain(ctx.note), style="dim"), highlight=False)
     err.print(f"{len(ctx.items)} items, {ctx.tokens} of {ctx.budget} tokens ({ctx.mode})")
     return 0
 
@@ -146,17 +151,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         print_json(shown)
         return 0
     c = shown.chunk
-    out.print(f"[bold]{markup(citation_text(shown.citation))}[/bold]", highlight=False)
-    out.print(
-        f"[dim]{c.tier} {c.id} · doc {c.doc_id[:12]} · {markup(shown.citation.source)}[/dim]",
-        highlight=False,
-    )
+    out.print(Text(plain(citation_text(shown.citation)), style="bold"), highlight=False)
+    where = f"{c.tier} {c.id} · doc {c.doc_id[:12]} · {shown.citation.source}"
+    out.print(Text(plain(where), style="dim"), highlight=False)
     sys.stdout.flush()
     sys.stdout.write("\n" + plain(c.text).rstrip("\n") + "\n\n")
     for label, near in (("previous", shown.previous), ("next", shown.next)):
         if near is not None:
-            crumb = markup(" > ".join(near.breadcrumb))
-            out.print(f"[dim]{label}: {near.id}  {crumb}[/dim]", highlight=False)
+            crumb = " > ".join(near.breadcrumb)
+            out.print(Text(plain(f"{label}: {near.id}  {crumb}"), style="dim"), highlight=False)
     return 0
 
 
@@ -179,11 +182,11 @@ def cmd_docs(args: argparse.Namespace) -> int:
     out.print(_ROW.format("doc_id", "status", "format", "pages", "sect", "snip") + "title")
     for d in docs:
         head = _ROW.format(d.doc_id[:12], d.status, d.format, d.pages or "", d.sections, d.snippets)
-        title = elide_middle(plain(d.title) or "(untitled)", width - len(head))
+        title = elide_middle(one_line(d.title) or "(untitled)", width - len(head))
         out.print(markup(head + title), highlight=False)
-        out.print(markup("  " + elide_middle(plain(d.path), width - 2)), highlight=False)
+        out.print(markup("  " + elide_middle(one_line(d.path), width - 2)), highlight=False)
         if d.error:
-            out.print(markup("  " + elide_middle(plain(d.error), width - 2)), highlight=False)
+            out.print(markup("  " + elide_middle(one_line(d.error), width - 2)), highlight=False)
     return 0
 
 
@@ -282,11 +285,20 @@ def print_library_outline(args: argparse.Namespace, doc: str) -> None:
     if args.json:
         print_json({"doc": _doc_json(found), "sections": [_entry_json(e) for e in entries]})
         return
-    out.print(markup(f"{found.path}: {found.title} ({len(entries)} sections)"), highlight=False)
+    head = f"{found.path}: {found.title} ({len(entries)} sections)"
+    out.print(markup(one_line(head)), highlight=False, soft_wrap=True)  # a path stays whole
     for e in entries:
-        pages = "" if e.page_start is None else f"  p. {e.page_start}-{e.page_end}"
-        indent = "  " * max(0, len(e.breadcrumb) - 1)
-        out.print(markup(f"{indent}{e.section_title}{pages}  [{e.id}]"), highlight=False)
+        out.print(markup(_outline_line(e, max(60, out.width))), highlight=False)
+
+
+def _outline_line(e: OutlineEntry, width: int) -> str:
+    """The id first (whole, a column of its own, to copy into `folio show`), then the
+    title indented by its depth and cut at the end to fit, then its pages: the tree
+    stays a tree at 80 columns (ids after long titles wrapped onto lines of their own)."""
+    pages = "" if e.page_start is None else f"  p. {e.page_start}-{e.page_end}"
+    indent = "  " * max(0, len(e.breadcrumb) - 1)
+    room = width - len(e.id) - 2 - len(indent) - len(pages)
+    return f"{e.id}  {indent}{elide_end(one_line(e.section_title), room)}{pages}"
 
 
 def _entry_json(e: OutlineEntry) -> dict[str, object]:

@@ -11,6 +11,12 @@ from collections.abc import Iterable
 from .errors import InvalidInput
 
 MAX_QUERY_BYTES = 16 * 1024
+# Typesense counts with 32 bits: 0.24.1 never answers a search for a page from 2**31 to
+# 2**32 - 1 (its client retried for half an hour), refuses page * per_page past 2**32,
+# and a filter on the int32 page fields past 2**31 - 1 is a 400. No library holds that
+# many chunks, nor a document that many pages, so these bounds cost nothing real.
+MAX_HITS = 2**31 - 1
+MAX_PAGE_NUMBER = 2**31 - 1
 # Section and chunk ids are uuids, doc_ids hex digests; stored values never hold more.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}")
 
@@ -71,12 +77,19 @@ def check_choice(value: str, allowed: tuple[str, ...], what: str) -> str:
 def check_pages(first: int | None, last: int | None) -> None:
     """A page range (1-based, both ends included; either end may be open)."""
     for page in (first, last):
-        if page is not None and page < 1:
-            raise InvalidInput(f"page {page}: pages are numbered from 1")
+        if page is not None and not 1 <= page <= MAX_PAGE_NUMBER:
+            raise InvalidInput(f"page {page}: pages are numbered from 1 to {MAX_PAGE_NUMBER}")
     if first is not None and last is not None and first > last:
         raise InvalidInput(
             f"page range {first} to {last} is empty: the first page comes after the last"
         )
+
+
+def check_result_page(page: int, per_page: int, max_per_page: int) -> None:
+    """A page of results that can exist: ``per_page`` up to ``max_per_page``, and no hit
+    on it past ``MAX_HITS``."""
+    check_range(per_page, "per_page", 1, max_per_page)
+    check_range(page, "page", 1, MAX_HITS // per_page)
 
 
 def check_range(value: int, what: str, low: int, high: int | None = None) -> int:

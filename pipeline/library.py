@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -26,10 +27,13 @@ class Failure:
     reason: str
 
 
-def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
+def discover(
+    paths: Sequence[str], *, missing_ok: bool = False
+) -> tuple[list[Path], list[Failure]]:
     """Supported files under ``paths`` as absolute, resolved paths, each once (files as
     given; folders recursively, sorted, symlinked folders not followed so loops cannot
-    happen)."""
+    happen). A path that does not exist is a failure unless ``missing_ok`` (a prune of
+    a removed folder: its files are gone, which is what a prune is for)."""
     found: list[Path] = []
     problems: list[Failure] = []
     for raw in paths:
@@ -42,9 +46,24 @@ def discover(paths: Sequence[str]) -> tuple[list[Path], list[Failure]]:
             )
         elif p.exists():
             found.append(p)
-        else:
+        elif not missing_ok:
             problems.append(Failure(raw, "read", "no such file or directory"))
-    return list(dict.fromkeys(resolved(f) for f in found)), problems
+    return list(dict.fromkeys(known(f) for f in found)), problems
+
+
+def known(path: Path) -> Path:
+    """The path a file is known by: resolved (one file, however it is named), except
+    through a symlink to something that is not a regular file nor a folder (a device, a
+    socket): that fails to read, and is reported under the library's name for it, not
+    as ``/dev/zero``."""
+    target = resolved(path)
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return target  # a dangling link or a loop: the read reports it
+    if path.is_symlink() and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return Path(os.path.abspath(path))
+    return target
 
 
 def _walk(top: Path, problems: list[Failure]) -> Iterator[Path]:

@@ -13,6 +13,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from .index.filters import FORMATS, HINTS, TIERS
+from .inputs import MAX_HITS, MAX_PAGE_NUMBER
 from .retrieve import MODES, Citation, ContextItem, DocumentInfo, OutlineEntry
 from .retrieve.search import MAX_PER_PAGE
 
@@ -32,6 +33,8 @@ Format = Annotated[str, _enum(FORMATS)]
 Mode = Annotated[str, _enum(MODES)]
 Positive = Annotated[int, _whole(1)]
 PerPage = Annotated[int, _whole(1, MAX_PER_PAGE)]
+ResultPage = Annotated[int, _whole(1, MAX_HITS)]  # at most MAX_HITS // per_page (checked)
+PageNumber = Annotated[int, _whole(1, MAX_PAGE_NUMBER)]
 
 DOC = (
     "a document: its doc_id, the first characters of it (unique among the documents, as "
@@ -43,10 +46,10 @@ Hints = Annotated[
 ]
 InDoc = Annotated[str | None, Field(description=f"only chunks of {DOC}")]
 PageFrom = Annotated[
-    Positive | None, Field(description="only chunks ending on this page or later")
+    PageNumber | None, Field(description="only chunks ending on this page or later")
 ]
 PageTo = Annotated[
-    Positive | None, Field(description="only chunks starting on this page or before")
+    PageNumber | None, Field(description="only chunks starting on this page or before")
 ]
 Ranking = Annotated[
     Mode | None,

@@ -51,17 +51,16 @@ def _reported(key: ScopedKey, store: Store) -> Callable[[F], F]:
 
 def build_server(config_path: str | None = None, *, key_seconds: int = SCOPED_KEY_SECONDS) -> Any:
     try:
-        from mcp.server.mcpserver import MCPServer
+        from .mcp_tools import FolioMCP, add_tools
     except ImportError as exc:
         raise FolioError(
             "`folio mcp` needs the MCP SDK: pip install 'folio-pipeline[mcp]'"
         ) from exc
-    from .mcp_tools import add_tools
 
     admin = Library.open(config=config_path)
     key = renewing_key(admin.store, key_seconds)
     library = Library(Store(admin.store.settings, nodes=admin.store.nodes, api_key=key.current()))
-    app = MCPServer(name="folio", instructions=INSTRUCTIONS)
+    app = FolioMCP(name="folio", instructions=INSTRUCTIONS)
     add_tools(app, library, _reported(key, library.store))
     return app
 

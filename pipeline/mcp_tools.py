@@ -8,12 +8,13 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from .facade import Library
 from .index.filters import Filters
-from .inputs import check_range
+from .inputs import check_range, did_you_mean
 from .mcp_schema import (
     DOC,
     ChunkRef,
@@ -27,6 +28,7 @@ from .mcp_schema import (
     PerPage,
     Positive,
     Ranking,
+    ResultPage,
     Retrieved,
     SearchPage,
     Section,
@@ -41,13 +43,65 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 Register = Callable[[str], Callable[[Tool], Tool]]
 
 
-def add_tools(app: MCPServer, library: Library, reported: Callable[[Tool], Tool]) -> None:
+class FolioMCP(MCPServer):
+    """The SDK's server, with each call's arguments checked in Folio's words first: the
+    SDK ignores an argument a tool does not take (a misspelt ``pagez`` silently gave
+    page 1) and answers a wrong type with pydantic's text, its error type and a URL."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.arguments: dict[str, tuple[str, ...]] = {}  # tool -> the names it takes
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> Any:
+        known = self.arguments.get(name)
+        unknown = [a for a in arguments if known is not None and a not in known]
+        if known is not None and unknown:
+            raise ToolError(
+                f"Error executing tool {name}: unknown argument {unknown[0]!r}"
+                + did_you_mean(unknown[0], known)
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(f"Error executing tool {name}: {_why(exc.__cause__)}") from exc
+            raise
+
+
+# pydantic's error types, said as the command line says them.
+_KINDS = {
+    "int": "a whole number",
+    "string": "text",
+    "list": "a list",
+    "bool": "true or false",
+    "literal": "one of the allowed values",
+}
+
+
+def _why(error: ValidationError) -> str:
+    """Each invalid argument, its value and what it must be, without pydantic's URLs."""
+    said = []
+    for e in error.errors(include_url=False):
+        where = ".".join(str(part) for part in e["loc"])
+        if e["type"] == "missing":
+            said.append(f"{where} is required")
+            continue
+        kind = next((v for k, v in _KINDS.items() if e["type"].startswith(k)), "")
+        must = f"it must be {kind}" if kind else e["msg"][:1].lower() + e["msg"][1:]
+        said.append(f"invalid {where} {e['input']!r}: {must}")
+    return "; ".join(said)
+
+
+def add_tools(app: FolioMCP, library: Library, reported: Callable[[Tool], Tool]) -> None:
     """Registers search, retrieve, get_section, get_outline and list_documents."""
 
     def tool(name: str) -> Callable[[Tool], Tool]:
         """Registers a read-only tool, described by its function's docstring."""
 
         def register(fn: Tool) -> Tool:
+            app.arguments[name] = tuple(inspect.signature(fn).parameters)
             described = " ".join(inspect.cleandoc(fn.__doc__ or "").split())
             return app.tool(name=name, description=described, annotations=READ_ONLY)(reported(fn))
 
@@ -73,7 +127,7 @@ def _add_finding(tool: Register, library: Library) -> None:
         format: Annotated[Format | None, Field(description="only this file format")] = None,
         page_from: PageFrom = None,
         page_to: PageTo = None,
-        page: Annotated[Positive, Field(description="which page of hits")] = 1,
+        page: Annotated[ResultPage, Field(description="which page of hits")] = 1,
         per_page: Annotated[PerPage, Field(description="hits per page")] = 10,
     ) -> SearchPage:
         """Keyword search (typo tolerant) over the library's chunks: hits with

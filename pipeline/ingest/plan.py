@@ -55,7 +55,7 @@ def prepare(
 ) -> Planned:
     """Plan the run; the copies' records are written now, the rest is left to do."""
     created = store.ensure_collections()
-    files, problems = discover(paths)
+    files, problems = discover(paths, missing_ok=options.prune)
     report.failed.extend(problems)
     # Just created: nothing to read back (and a cluster follower may still answer 404).
     records = [] if DOCUMENTS in created else read_records(store)

@@ -11,7 +11,7 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
 from ..index.visible import excluding, hidden_docs
-from ..inputs import check_query, check_range
+from ..inputs import check_query, check_result_page
 from ..text.stopwords import SEARCH_STOPWORDS
 from .hits import HIT_FIELDS, Hit, to_hit
 
@@ -58,6 +58,9 @@ def _query_params(query: str, filters: Filters, hidden: Sequence[str] = ()) -> d
         "query_by_weights": "3,1",
         "num_typos": 2,
         "highlight_fields": "text",
+        # Words of context each side of a match: Typesense's default of 4 made previews
+        # as short as "Ownership Rules First, let's take".
+        "highlight_affix_num_tokens": 16,
         "include_fields": HIT_FIELDS,
     }
     expr = " && ".join(x for x in (filters.expression(), excluding(hidden)) if x)
@@ -110,8 +113,7 @@ def search(
     ``contains_table``)."""
     check_query(query)
     filters = filters or Filters()
-    check_range(page, "page", 1)
-    check_range(per_page, "per_page", 1, MAX_PER_PAGE)
+    check_result_page(page, per_page, MAX_PER_PAGE)
     params = _query_params(query, filters, hidden_docs(store)) | {
         "facet_by": ",".join(facets),
         "max_facet_values": 20,

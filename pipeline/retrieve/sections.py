@@ -15,6 +15,7 @@ from ..index.store import Store, found, quote
 from ..index.visible import hides, is_hidden, status_search
 from ..inputs import check_id
 from ..library import resolved
+from ..pathtext import os_path, stored
 from .context import Citation, cite, page_map_search, page_maps
 from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
 
@@ -203,10 +204,10 @@ class DocumentInfo:
         return cls(
             doc_id=record.doc_id,
             title=record.title,
-            path=record.path,
+            path=stored(record.path),  # shown and sent as JSON: valid UTF-8
             format=record.format,
             status=record.status,
-            pages=record.pages,
+            pages=record.pages or None,  # markdown and text have none (not 0 pages)
             sections=record.sections,
             snippets=record.snippets,
             error=record.error or "",
@@ -223,7 +224,7 @@ def find_document(store: Store, doc: str) -> DocumentInfo:
     if not doc.strip():  # a prefix of nothing matches every document
         raise InvalidInput(f"no document named: {_NAMING}")
     records = [DocumentInfo.of(r) for r in list_documents(store, limit=1_000_000)]
-    where = str(resolved(Path(doc)))
+    where = stored(str(resolved(Path(os_path(doc)))))
     matches = [r for r in records if r.doc_id.startswith(doc) or r.path in (doc, where)]
     ids = sorted({r.doc_id for r in matches})
     if not ids:

@@ -9,19 +9,22 @@ from __future__ import annotations
 import mimetypes
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..errors import FolioError, RetrievalError
+from ..errors import FolioError, InvalidInput, RetrievalError
 from ..facade import Library
+from ..pathtext import os_path, shown
 from . import pages
 from .query import FACET_LABELS, PER_PAGE, Query
+from .source import SourceChanged, checked_copy, stream
 
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; "
@@ -29,11 +32,28 @@ HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
+# A document's own file: nothing in it may run or load anything (a PDF's viewer is the
+# browser's own, an embed: object-src 'self'); never sniffed into HTML.
+SOURCE_HEADERS = HEADERS | {
+    "Content-Security-Policy": "default-src 'none'; object-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+}
 TYPES = {"pdf": "application/pdf", "epub": "application/epub+zip"}
 
 
 def _html(body: str, status: int = 200) -> HTMLResponse:
     return HTMLResponse(body, status, headers=HEADERS)
+
+
+def _status(exc: Exception) -> int:
+    """A request that cannot be served as asked (a bad filter value, id or page) is the
+    client's error; a missing one is 404; a file that is no longer the one ingested,
+    409; anything else, Typesense's (502)."""
+    if isinstance(exc, InvalidInput):
+        return 400
+    if isinstance(exc, SourceChanged):
+        return 409
+    return 404 if isinstance(exc, RetrievalError) else 502
 
 
 def build_app(library: Library) -> Starlette:
@@ -68,18 +88,21 @@ def build_app(library: Library) -> Starlette:
 
     def source(request: Request) -> Response:
         doc = library.document(request.path_params["doc"])
-        path = Path(doc.path)
-        if not path.is_file():
-            raise RetrievalError(f"the file is gone: {doc.path}")
-        kind = TYPES.get(doc.format) or mimetypes.guess_type(path.name)[0] or "text/plain"
+        path = os_path(doc.path)
+        paths = {os_path(d.path) for d in library.documents()}
+        copy, size = checked_copy(path, doc.doc_id, paths)
+        kind = TYPES.get(doc.format) or mimetypes.guess_type(doc.path)[0] or "text/plain"
         if kind.startswith("text/") or doc.format in ("markdown", "mdx", "text"):
             kind = "text/plain; charset=utf-8"
-        return FileResponse(
-            path, media_type=kind, content_disposition_type="inline", filename=path.name
-        )
+        name = quote(shown(Path(path).name))
+        headers = SOURCE_HEADERS | {
+            "Content-Length": str(size),
+            "Content-Disposition": f"inline; filename*=utf-8''{name}",
+        }
+        return StreamingResponse(stream(copy), media_type=kind, headers=headers)
 
     async def failed(request: Request, exc: Exception) -> Response:
-        status = 404 if isinstance(exc, RetrievalError) else 502
+        status = _status(exc)
         return _html(pages.error_page(status, str(exc)), status)
 
     return Starlette(

@@ -97,16 +97,22 @@ def search_page(query: Query, result: SearchResult, titles: dict[str, str]) -> s
 
 
 def _result(h: Hit) -> str:
+    """A result card: its title, the headings between the document and it, the document
+    (when it is not the title itself) and pages, its tags and excerpt. A short document
+    is one section titled as the document: its name was shown three times."""
     section = h.parent_id if h.tier == "snippet" and h.parent_id else h.id
     link = f"/section/{esc(section)}" + (f"?hit={esc(h.id)}" if section != h.id else "")
     hints = "".join(f"<span class='tag'>{esc(x)}</span>" for x in h.content_hints)
     title = h.section_title or h.breadcrumb[-1]
+    between = h.breadcrumb[1:-1] if h.breadcrumb[-1:] == (title,) else h.breadcrumb[1:]
+    path = f"<div class='crumbs'>{crumbs(between)}</div>" if between else ""
+    doc = f"<span class='doc'>{esc(h.doc_title)}</span> " if h.doc_title != title else ""
+    pages = pages_text(h.page_start, h.page_end)
     return (
-        f"<li class='result'><a class='result-link' href='{link}'>{esc(title)}</a>"
-        f"<div class='crumbs'>{crumbs(h.breadcrumb)}</div>"
-        f"<div class='meta'><span class='doc'>{esc(h.doc_title)}</span> "
-        f"<span class='pages'>{esc(pages_text(h.page_start, h.page_end))}</span> "
-        f"<span class='tag tier'>{esc(h.tier)}</span>{hints}</div>"
+        f"<li class='result'><a class='result-link' href='{link}'>{esc(title)}</a>{path}"
+        f"<div class='meta'>{doc}"
+        + (f"<span class='pages'>{esc(pages)}</span> " if pages else "")
+        + f"<span class='tag tier'>{esc(h.tier)}</span>{hints}</div>"
         f"<p class='excerpt'>{highlighted(h.highlight)}</p></li>"
     )
 
@@ -185,15 +191,25 @@ def section_page(shown: Shown, hit: Shown | None) -> str:
     body = (
         f"<nav class='crumbs'>{crumbs(chunk.breadcrumb)}</nav>"
         f"<h1>{esc(title)}</h1>"
-        f"<p class='meta'><a href='/documents/{esc(chunk.doc_id)}'>{esc(chunk.doc_title)}</a> · "
-        f"<span id='pages'>{esc(pages_text(c.page_start, c.page_end))}</span> · "
-        f"{esc(chunk.tier)} {chunk.id[:8]}</p>"
+        f"<p class='meta'>{_section_meta(chunk, c)}</p>"
         f"<p class='source'>{source_links(chunk.doc_id, c.source, c.page_start)}</p>"
         f"{_citation(c)}{_neighbours(shown)}{match}"
         f"<article class='text'>{_MARKDOWN.render(chunk.text)}</article>"
         f"{_neighbours(shown)}"
     )
     return layout(title, body)
+
+
+def _section_meta(chunk: Hit, c: Citation) -> str:
+    """Document · pages · tier and id, leaving out the pages a document has none of (the
+    line read "… · · section 1a2b3c4d")."""
+    pages = pages_text(c.page_start, c.page_end)
+    parts = [
+        f"<a href='/documents/{esc(chunk.doc_id)}'>{esc(chunk.doc_title)}</a>",
+        f"<span id='pages'>{esc(pages)}</span>" if pages else "",
+        f"{esc(chunk.tier)} {esc(chunk.id[:8])}",
+    ]
+    return " · ".join(p for p in parts if p)
 
 
 def _citation(c: Citation) -> str:

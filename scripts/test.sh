@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The test suite from a fresh clone on a fresh machine, in one command: install the Debian
+# packages the tests need when they are missing, make the virtual environment, install
+# Folio with its test extra, run `pytest -q` (arguments are passed on to pytest).
+#
+#   scripts/test.sh                 set up what is missing, then pytest -q
+#   scripts/test.sh --check         only say what is missing (exit 1 if anything is)
+#   scripts/test.sh --setup-only    set up, run no tests
+#
+# FOLIO_VENV: the environment's folder (default .venv); FOLIO_FRESH_VENV=1 makes it anew;
+# FOLIO_LINT=1 also runs ruff and mypy --strict before the tests (.ci/run sets both).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv="${FOLIO_VENV:-.venv}"
+mode="test"
+case "${1:-}" in
+    --check) mode="check"; shift ;;
+    --setup-only) mode="setup"; shift ;;
+esac
+
+say() { echo "scripts/test.sh: $*" >&2; }
+
+# The Debian packages the tests need that this machine lacks: Python's venv module (not in
+# Debian's python3 itself), and the chromium and chromium-driver that the web reader's
+# browser test drives (tests/test_reader_browser.py; CHROMIUM and CHROMEDRIVER may name
+# other binaries instead).
+missing_packages() {
+    local missing=()
+    python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
+    if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null; then
+        missing+=(chromium)
+    fi
+    if [ -z "${CHROMEDRIVER:-}" ] && ! command -v chromedriver >/dev/null; then
+        missing+=(chromium-driver)
+    fi
+    echo "${missing[@]}"
+}
+
+install_packages() {
+    local packages=("$@") sudo=""
+    if ! command -v apt-get >/dev/null; then
+        say "no apt-get: install ${packages[*]} yourself (or set CHROMIUM and CHROMEDRIVER" \
+            "to the binaries); the browser test fails, naming them, until then"
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || { say "installing ${packages[*]} needs root or sudo"; exit 2; }
+        sudo="sudo"
+    fi
+    say "installing ${packages[*]} (apt-get)"
+    $sudo apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}" >/dev/null
+}
+
+read -r -a packages <<< "$(missing_packages)"
+if [ "$mode" = "check" ]; then
+    status=0
+    if [ "${#packages[@]}" -gt 0 ]; then
+        echo "missing Debian packages: ${packages[*]}"
+        status=1
+    fi
+    if [ ! -x "$venv/bin/pytest" ]; then
+        echo "no test environment in $venv"
+        status=1
+    fi
+    [ "$status" -eq 0 ] && echo "ready: $venv has the test extra; nothing to install"
+    exit "$status"
+fi
+
+started=$SECONDS
+if [ "${#packages[@]}" -gt 0 ]; then
+    install_packages "${packages[@]}"
+fi
+packaged=$SECONDS
+if [ "${FOLIO_FRESH_VENV:-0}" = "1" ]; then
+    rm -rf "$venv"
+fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# shellcheck disable=SC1091
+. "$venv/bin/activate"
+python -m pip install --quiet --upgrade pip
+python -m pip install --quiet -e '.[test]'
+say "set up in $((SECONDS - started)) s (Debian packages $((packaged - started)) s," \
+    "environment $((SECONDS - packaged)) s)"
+[ "$mode" = "setup" ] && exit 0
+
+if [ "${FOLIO_LINT:-0}" = "1" ]; then
+    ruff check .
+    mypy --strict pipeline tests scripts
+fi
+exec pytest -q "$@"
