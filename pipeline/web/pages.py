@@ -209,7 +209,8 @@ def _section_meta(chunk: Hit, c: Citation) -> str:
         f"<span id='pages'>{esc(pages)}</span>" if pages else "",
         f"{esc(chunk.tier)} {esc(chunk.id[:8])}",
     ]
-    return " · ".join(p for p in parts if p)
+    empty = "" if pages else "<span id='pages' hidden></span>"  # #pages is always there
+    return " · ".join(p for p in parts if p) + empty
 
 
 def _citation(c: Citation) -> str:
