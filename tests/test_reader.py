@@ -83,3 +83,20 @@ def test_a_card_names_a_short_document_once_and_no_empty_pages(
     assert found, section
     meta = re.sub(r"<[^>]+>", "", found[1])
     assert "· ·" not in meta and not meta.strip().startswith("·"), meta
+
+
+def test_a_bad_filter_value_or_id_is_a_400_saying_why(store: Store, tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha beta\n", encoding="utf-8")
+    library = Library(store)
+    library.ingest([tmp_path], options=IngestOptions(workers=1))
+    client = TestClient(build_app(library.read_only()), base_url="http://127.0.0.1")
+    for url, said in (
+        ("/?q=alpha&tier=snipet", "did you mean &#x27;snippet&#x27;?"),
+        ("/?q=alpha&hint=tabel", "did you mean &#x27;table&#x27;?"),
+        ("/?q=alpha&format=docx", "unknown format"),
+        ("/?q=alpha&doc=a%60b", "invalid"),
+        ("/section/not%20an%20id", "invalid chunk id"),
+    ):
+        answer = client.get(url)
+        assert answer.status_code == 400, (url, answer.status_code, answer.text[-400:])
+        assert said in answer.text, (url, answer.text[-400:])

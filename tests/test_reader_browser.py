@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from selenium import webdriver
@@ -197,3 +198,96 @@ def test_search_facets_and_section(
     browser.find_element(By.LINK_TEXT, tufte.title).click()
     outline = browser.find_elements(By.CSS_SELECTOR, ".outline li")
     assert len(outline) == tufte.sections
+
+
+SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
+LONG_NAME = "a-manual-whose-file-name-goes-on-and-on-with-no-space-to-break-it-biblatex-manual.md"
+LONG_TITLE = "TheOwnershipManualWhoseTitleIsOneWordLongerThanAnyFacetColumnCouldEverHold"
+
+# Where things are, as the page lays them out: the facts the screenshots are judged by.
+LAYOUT = """
+const box = (e) => (e ? e.getBoundingClientRect().toJSON() : null);
+const all = (s) => Array.from(document.querySelectorAll(s));
+const seen = (e) => (e && e.offsetParent ? box(e) : null);  // null when not displayed
+return {
+  scroll: document.documentElement.scrollWidth, width: window.innerWidth,
+  height: window.innerHeight,
+  header: ["header .brand", "header nav a", "form.search input", "form.search button"]
+    .map((s) => box(document.querySelector(s))),
+  result: box(document.querySelector(".result")),
+  results: box(document.querySelector("section[aria-label=Results]")),
+  labels: all(".facet label").filter((e) => e.offsetParent).map(box),
+  toggle: seen(document.querySelector(".filters-toggle")),
+};
+"""
+
+
+def at_size(driver: WebDriver, size: str) -> tuple[int, int]:
+    width, height = SIZES[size]
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": size == "phone"},
+    )
+    return width, height
+
+
+def layout(driver: WebDriver) -> dict[str, Any]:
+    facts: dict[str, Any] = driver.execute_script(LAYOUT)
+    return facts
+
+
+def long_named(tmp_path: Path, library: Library) -> str:
+    """A document with a long file name and a long unbroken title; its doc_id."""
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / LONG_NAME).write_text(
+        f"# {LONG_TITLE}\n\nOwnership of a value moves with it; ownership rules.\n"
+    )
+    assert not library.ingest([extra], options=IngestOptions(workers=1)).failed
+    return next(d.doc_id for d in library.documents() if d.path.endswith(LONG_NAME))
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_reader_fits_a_phone_and_a_desktop(
+    reader: tuple[str, Library], browser: WebDriver, tmp_path: Path, size: str
+) -> None:
+    url, library = reader
+    doc_id = long_named(tmp_path, library)
+    section = library.outline(doc_id)[0].id
+    width, height = at_size(browser, size)
+    pages = {
+        "home": "/",
+        "search": "/?q=ownership",
+        "section": f"/section/{section}",
+        "documents": "/documents",
+        "document": f"/documents/{doc_id}",
+    }
+    for name, page in pages.items():
+        browser.get(url + page)
+        facts = layout(browser)
+        assert facts["scroll"] <= width, (size, page, "scrolls sideways", facts["scroll"])
+        for box in facts["header"]:  # brand, Documents, the search box and its button
+            assert box["left"] >= 0 and box["right"] <= width, (size, page, facts["header"])
+        screenshot(browser, tmp_path, f"reader-{size}-{name}.png")
+
+    browser.get(url + "/?q=ownership")
+    facts = layout(browser)
+    assert facts["result"]["top"] + 40 <= height, (size, "no result above the fold", facts)
+    if size == "phone":
+        # the facets wait under a toggle; opened, they apply as on a desktop
+        assert not facts["labels"] and facts["toggle"], facts
+        browser.find_element(By.CSS_SELECTOR, ".filters-toggle").click()
+        expected = facet_count(browser, "tier", "snippet")
+        assert layout(browser)["labels"]
+        choose(browser, "tier", "snippet")
+        assert summary_found(browser) == expected
+    else:
+        # every facet label (the long title too) stays left of the results
+        assert facts["labels"] and not facts["toggle"], facts
+        assert all(b["right"] <= facts["results"]["left"] for b in facts["labels"]), facts
+
+    browser.get(url + "/documents")
+    cells = browser.find_elements(By.CSS_SELECTOR, "td.path")
+    paths = {d.path for d in library.documents()}
+    assert {c.get_attribute("textContent") for c in cells} == paths
+    assert {c.value_of_css_property("direction") for c in cells} == {"ltr"}

@@ -89,7 +89,7 @@ def search_page(query: Query, result: SearchResult, titles: dict[str, str]) -> s
         )
     )
     body = (
-        f"<div class='results-layout'>{_facets(query, result, titles)}"
+        f"<div class='results-layout'>{_filters(query, result, titles)}"
         f"<section aria-label='Results'><p id='summary' class='summary'>{summary}</p>"
         f"<ol class='results'>{shown}</ol>{_pager(query, result)}</section></div>"
     )
@@ -117,6 +117,18 @@ def _result(h: Hit) -> str:
     )
 
 
+def _filters(query: Query, result: SearchResult, titles: dict[str, str]) -> str:
+    """The facets, and the toggle that shows them on a narrow screen, where they filled
+    the first screen: a checkbox and its label, so it works without the script."""
+    chosen = sum(len(query.chosen(field)) for field in FACET_LABELS)
+    label = f"Filters ({chosen} chosen)" if chosen else "Filters"
+    return (
+        "<div class='filters'><input type='checkbox' id='filters-open' class='filters-open'>"
+        f"<label for='filters-open' class='filters-toggle'>{label}</label>"
+        f"{_facets(query, result, titles)}</div>"
+    )
+
+
 def _facets(query: Query, result: SearchResult, titles: dict[str, str]) -> str:
     groups: list[str] = []
     for field, label in FACET_LABELS.items():
@@ -134,7 +146,7 @@ def _facets(query: Query, result: SearchResult, titles: dict[str, str]) -> str:
                 name = "with a table" if value == "true" else "without a table"
             checked = " checked" if value in chosen else ""
             rows.append(
-                f"<label><input type='{kind}' name='{query.param(field)}' "
+                f"<label title='{esc(name)}'><input type='{kind}' name='{query.param(field)}' "
                 f"value='{esc(value)}'{checked}> {esc(name)} <span class='count'>{count}"
                 "</span></label>"
             )
@@ -209,7 +221,8 @@ def _section_meta(chunk: Hit, c: Citation) -> str:
         f"<span id='pages'>{esc(pages)}</span>" if pages else "",
         f"{esc(chunk.tier)} {esc(chunk.id[:8])}",
     ]
-    return " · ".join(p for p in parts if p)
+    empty = "" if pages else "<span id='pages' hidden></span>"  # #pages is always there
+    return " · ".join(p for p in parts if p) + empty
 
 
 def _citation(c: Citation) -> str:
@@ -239,20 +252,23 @@ def _neighbours(shown: Shown) -> str:
 
 def documents_page(docs: Iterable[DocumentInfo], counts: LibraryCounts) -> str:
     statuses = ", ".join(f"{esc(k)} {v}" for k, v in sorted(counts.statuses.items()))
+    # The path in full, wrapping where it must: `direction: rtl` (to elide its start)
+    # moved its leading slash to the end. Format and counts give way on a phone.
     rows = "".join(
         f"<tr><td><a href='/documents/{esc(d.doc_id)}'>{esc(d.title or Path(d.path).name)}</a>"
-        f"</td><td>{esc(d.status)}</td><td>{esc(d.format)}</td>"
-        f"<td class='n'>{esc(d.pages or '')}</td><td class='n'>{d.sections}</td>"
-        f"<td class='n'>{d.snippets}</td><td class='path' title='{esc(d.path)}'>{esc(d.path)}"
+        f"</td><td>{esc(d.status)}</td><td class='wide'>{esc(d.format)}</td>"
+        f"<td class='n'>{esc(d.pages or '')}</td><td class='n wide'>{d.sections}</td>"
+        f"<td class='n wide'>{d.snippets}</td><td class='path'>{esc(d.path)}"
         f"{'<br><span class=error>' + esc(d.error) + '</span>' if d.error else ''}</td></tr>"
         for d in docs
     )
     body = (
         f"<h1>Documents</h1><p class='summary' id='counts'>{statuses} · {counts.sections} "
         f"sections · {counts.snippets} snippets</p>"
-        "<table class='docs'><thead><tr><th>title</th><th>status</th><th>format</th>"
-        "<th>pages</th><th>sections</th><th>snippets</th><th>path</th></tr></thead>"
-        f"<tbody>{rows}</tbody></table>"
+        "<div class='table-wrap'><table class='docs'><thead><tr><th>title</th><th>status</th>"
+        "<th class='wide'>format</th><th>pages</th><th class='wide'>sections</th>"
+        "<th class='wide'>snippets</th><th>path</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></div>"
     )
     return layout("Documents", body)
 
