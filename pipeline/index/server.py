@@ -34,7 +34,10 @@ from .settings import Node
 
 log = logging.getLogger("folio.server")
 
-START_TIMEOUT = 90.0
+START_TIMEOUT = 90.0  # an empty or small library
+# Typesense loads every collection into memory before it answers: 1 GiB of data (100k
+# snippets with their sections) took 76-165 s on 2 busy cores (scripts/bench_scale.py).
+LOAD_S_PER_GIB = 240.0
 STOP_TIMEOUT = 20.0
 
 
@@ -307,10 +310,12 @@ def running(home: Path | None = None) -> RunningServer | None:
     return RunningServer(found[0], found[1], admin_key(home), home)
 
 
-def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> RunningServer:
-    """Start the embedded server for ``home`` (or return the one already running)."""
+def start(home: Path | None = None, *, timeout: float | None = None) -> RunningServer:
+    """Start the embedded server for ``home`` (or return the one already running).
+    ``timeout``: how long it may take to be ready, by default ``start_timeout``."""
     home = _home(home)
     secure_home(home)
+    timeout = start_timeout(home) if timeout is None else timeout
     with _lock(home):
         key = admin_key(home)
         found = _find(home)
@@ -334,6 +339,25 @@ def start(home: Path | None = None, *, timeout: float = START_TIMEOUT) -> Runnin
 
 
 PORT_TRIES = 3
+
+
+def start_timeout(home: Path) -> float:
+    """How long a start may take: longer for a larger library, which Typesense loads
+    whole before it answers (a fixed 90 s gave up on, and stopped, a 100k library)."""
+    data = home / DATA
+    size = 0
+    for root, _dirs, files in os.walk(data):
+        for name in files:
+            with contextlib.suppress(OSError):
+                size += os.stat(os.path.join(root, name)).st_size
+    allowance = START_TIMEOUT + LOAD_S_PER_GIB * size / 2**30
+    if allowance > 2 * START_TIMEOUT:
+        log.info(
+            "Typesense loads %.1f GB of data before it answers; this may take %d minutes",
+            size / 1e9,
+            round(allowance / 60),
+        )
+    return allowance
 
 
 def _why(home: Path) -> str:
