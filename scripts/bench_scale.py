@@ -1090,6 +1090,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    print(f"received {signal.Signals(signum).name}", file=sys.stderr, flush=True)
     raise KeyboardInterrupt
 
 
