@@ -602,9 +602,32 @@ class Size:
         self.row[f"{prefix}_peak_rss_mib"] = run.peak_mib
 
 
+def pipeline_commit() -> str:
+    """The last commit that changed ``pipeline/`` in this checkout (``+dirty`` when its
+    files differ from it): the code measured. ``?`` outside git."""
+    git = ["git", "-C", str(ROOT)]
+    try:
+        last = subprocess.run(
+            [*git, "log", "-1", "--format=%h", "--", "pipeline"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            [*git, "status", "--porcelain", "--untracked-files=no", "--", "pipeline"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return (last or "?") + ("+dirty" if dirty else "")
+
+
 def step_full_ingest(s: Size) -> None:
     s.log(f"  full ingest of {s.lib} ...")
     s.row["load_before_ingest"] = os.getloadavg()[0]
+    s.row["ingest_pipeline"] = pipeline_commit()
     args = ["ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args]
     run = s.folio.run(*args, timeout=LONG, check=False)
     report = run.json()
@@ -822,7 +845,8 @@ def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
         saved = json.loads(marker.read_text(encoding="utf-8"))
         if all(saved.get(k) == v for k, v in _marker_key(s).items()):
             s.row |= saved["row"] | {"reused": True}
-            s.log(f"  reusing {s.home} and {s.lib}")
+            built_by = saved["row"].get("ingest_pipeline", "?")
+            s.log(f"  reusing {s.home} and {s.lib}; full ingest measured at {built_by}")
             return True
         s.log(f"  {s.home} holds another build: building anew")
     stop_server(s.folio)
@@ -840,25 +864,8 @@ def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
 
 
 def save_marker(s: Size) -> None:
-    keys = (
-        "files",
-        "library_bytes",
-        "build_s",
-        "server_start_empty_s",
-        "ingest_s",
-        "ingest_peak_rss_mib",
-        "ingest_code",
-        "files_ingested",
-        "files_failed",
-        "sections",
-        "snippets",
-        "snippets_per_s",
-        "chunks_per_s",
-        "ingest_report_s",
-        "load_before_ingest",
-        "load_after_ingest",
-    )
-    row = {k: s.row[k] for k in keys if k in s.row}
+    # Called right after the full ingest: the row holds the build and that ingest.
+    row = {k: v for k, v in s.row.items() if k not in ("load_start", "reused")}
     (s.home / MARKER).write_text(json.dumps(_marker_key(s) | {"row": row}), encoding="utf-8")
 
 
@@ -958,6 +965,7 @@ METRICS: list[tuple[str, str, Callable[[Any], str]]] = [
     ("library_bytes", "library MB", lambda v: f"{v / 1e6:,.0f}"),
     ("build_s", "build library s", _s),
     ("server_start_empty_s", "server start, empty home s", _s),
+    ("ingest_pipeline", "full ingest: pipeline/ at commit", str),
     ("ingest_s", "full ingest wall s", _s),
     ("snippets_per_s", "full ingest snippets/s", _n),
     ("chunks_per_s", "full ingest chunks/s (+sections)", _n),
@@ -1100,6 +1108,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _interrupt(signum: int, frame: object) -> None:
+    print(f"received {signal.Signals(signum).name}", file=sys.stderr, flush=True)
     raise KeyboardInterrupt
 
 
@@ -1162,6 +1171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cpus": os.cpu_count(),
         "folio": list(folio),
         "pipeline": str(ROOT),
+        "pipeline_commit": pipeline_commit(),
         "load_start": machine_load(),
         "sizes": {},
     }
