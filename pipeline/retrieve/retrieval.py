@@ -13,6 +13,7 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.side_index import current
 from ..index.store import Store, found
+from ..index.visible import excluding, hidden_docs
 from ..inputs import check_query, check_range
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
@@ -75,13 +76,18 @@ def _search(
 
 
 def _fallback(store: Store, query: str, filters: Filters, chosen: Mode) -> Ranking:
-    """While another process rebuilds the lexical index: Typesense's own ranking."""
+    """While another process rebuilds the lexical index: Typesense's own ranking, over
+    complete documents only, as the index would be."""
     params = {
         "q": keywords(query),
         "query_by": "section_title,retrieval_text",
         "query_by_weights": "3,1",
         "drop_tokens_threshold": 20,
-        "filter_by": " && ".join(x for x in ("tier:=snippet", filters.expression()) if x),
+        "filter_by": " && ".join(
+            x
+            for x in ("tier:=snippet", filters.expression(), excluding(hidden_docs(store)))
+            if x
+        ),
         "include_fields": "id,parent_id,doc_id",
         "per_page": POOL,
     }
