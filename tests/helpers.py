@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -14,6 +15,20 @@ from pipeline.parse.blocks import parse_markdown
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
+
+ROOT = Path(__file__).parent.parent
+
+
+def folio(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``folio ARGS`` as a process of its own, run from the repository root with ``env``."""
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
 
 
 def assert_invariants(

@@ -10,8 +10,6 @@ import asyncio
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +18,9 @@ import pytest
 from pipeline.index.store import Store
 from tests.hostile import generate
 
+from .helpers import folio
+
 ROOT = Path(__file__).parent.parent
-
-
-def folio(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=ROOT,
-    )
 
 
 @pytest.fixture()

@@ -8,8 +8,6 @@ import io
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,18 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from .helpers import folio
+
 ROOT = Path(__file__).parent.parent
-
-
-def folio(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=ROOT,
-    )
 
 
 def test_a_match_after_a_backslash_prints(folio_env: Path, tmp_path: Path) -> None:

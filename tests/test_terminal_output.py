@@ -12,23 +12,14 @@ from pathlib import Path
 
 from pipeline.terminal import markup, plain
 
+from .helpers import folio
+
 ROOT = Path(__file__).parent.parent
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: write "evil" to the clipboard
 TITLE = "\x1b]0;pwned\x07"
 CLEAR = "\x1b[2J\x1b[H"
 C1_CSI = "\x9b2J"
 HOSTILE = (CLIPBOARD, TITLE, CLEAR, C1_CSI, "\r", "\x08")
-
-
-def folio(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        cwd=ROOT,
-    )
 
 
 def no_escapes(text: str) -> bool:
