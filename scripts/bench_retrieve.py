@@ -34,7 +34,8 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
     sys.path.insert(0, str(ROOT))
 
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
-from eval_retrieval import embedded_store, percentile  # noqa: E402  (scripts/ is on the path)
+from eval_retrieval import embedded_store  # noqa: E402  (scripts/ is on the path)
+from stats import percentile  # noqa: E402
 
 DEFAULT_QA_ROOT = data_dir() / "corpus" / "qa"
 WARM_UP = 3

@@ -61,6 +61,7 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
     sys.path.insert(0, str(ROOT))
 
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from stats import percentile  # noqa: E402
 
 try:
     import psutil
@@ -542,15 +543,6 @@ def _proc_status(pid: str | int) -> dict[str, int]:
 # --------------------------------------------------------------------------- measuring
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear interpolation between the nearest ranks, as numpy's default."""
-    if not values:
-        return math.nan
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def disk_bytes(path: Path) -> int:

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from markdown_it import MarkdownIt  # noqa: E402
+from stats import percentile  # noqa: E402
 
 from pipeline.chunk import tokens  # noqa: E402
 
@@ -177,13 +178,6 @@ def pack(blocks: Iterable[str], estimate: Count, limit: int = MAX) -> list[str]:
 # --- stats --------------------------------------------------------------------------------
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    if not values:
-        return math.nan
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * q
-    lo, hi = math.floor(k), math.ceil(k)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 def error_stats(est: Sequence[int], true: Sequence[int]) -> dict[str, float]:
@@ -192,7 +186,7 @@ def error_stats(est: Sequence[int], true: Sequence[int]) -> dict[str, float]:
     return {
         "n": len(rel),
         "mae_pct": sum(absolute) / len(absolute) if absolute else math.nan,
-        "p95_pct": percentile(absolute, 0.95),
+        "p95_pct": percentile(absolute, 95),
         "bias_pct": sum(rel) / len(rel) if rel else math.nan,
     }
 

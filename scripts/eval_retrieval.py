@@ -82,6 +82,7 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
     sys.path.insert(0, str(ROOT))
 
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from stats import percentile  # noqa: E402
 
 DEFAULT_QA_ROOT = data_dir() / "corpus" / "qa"
 DEFAULT_TOKENIZER = data_dir() / "tokenizers" / "all-MiniLM-L6-v2.tokenizer.json"
@@ -662,15 +663,6 @@ def baseline_methods(
 # --------------------------------------------------------------------------- statistics
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated percentile (q in [0, 100]); nan for no values."""
-    if not values:
-        return math.nan
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
 
 
 def mean(values: Sequence[float]) -> float:
