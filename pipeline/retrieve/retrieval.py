@@ -13,13 +13,13 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.side_index import current
 from ..index.store import Store, found
-from ..index.visible import excluding, hidden_docs
+from ..index.visible import hidden_docs
 from ..inputs import check_query, check_range
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
 from .rank import MODES, POOL, Mode, Ranked, fuse, fusion_for, lexical
-from .search import keywords
+from .search import keyword_params
 
 SNIPPETS = 12  # ranked snippets considered for one context
 
@@ -78,16 +78,8 @@ def _search(
 def _fallback(store: Store, query: str, filters: Filters, chosen: Mode) -> Ranking:
     """While another process rebuilds the lexical index: Typesense's own ranking, over
     complete documents only, as the index would be."""
-    params = {
-        "q": keywords(query),
-        "query_by": "section_title,retrieval_text",
-        "query_by_weights": "3,1",
-        "drop_tokens_threshold": 20,
-        "filter_by": " && ".join(
-            x
-            for x in ("tier:=snippet", filters.expression(), excluding(hidden_docs(store)))
-            if x
-        ),
+    # ``filters`` asks for snippets already (``rank_snippets``).
+    params = keyword_params(query, filters, hidden_docs(store)) | {
         "include_fields": "id,parent_id,doc_id",
         "per_page": POOL,
     }

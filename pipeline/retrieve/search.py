@@ -49,8 +49,10 @@ def keywords(query: str) -> str:
     return " ".join(kept[:MAX_TERMS]) or query
 
 
-def _query_params(query: str, filters: Filters, hidden: Sequence[str] = ()) -> dict[str, Any]:
-    """``hidden``: doc_ids whose chunks are left out (documents not completely indexed)."""
+def keyword_params(query: str, filters: Filters, hidden: Sequence[str] = ()) -> dict[str, Any]:
+    """Typesense's keyword query for ``query`` (also what ``retrieve`` ranks with while its
+    lexical index is rebuilt); ``hidden``: doc_ids whose chunks are left out (documents
+    not completely indexed)."""
     params: dict[str, Any] = {
         "q": keywords(query) if query.strip() else "*",
         "drop_tokens_threshold": 20,
@@ -114,7 +116,7 @@ def search(
     check_query(query)
     filters = filters or Filters()
     check_result_page(page, per_page, MAX_PER_PAGE)
-    params = _query_params(query, filters, hidden_docs(store)) | {
+    params = keyword_params(query, filters, hidden_docs(store)) | {
         "facet_by": ",".join(facets),
         "max_facet_values": 20,
         "page": page,
