@@ -15,6 +15,19 @@ Question sets (under ``--qa-root``, default ``$FOLIO_DATA/corpus/qa``):
   *evidence-in-context* — for every evidence passage of the question, >= 90% of its distinct
   word 5-grams (lowercased ``\\w+`` runs) occur in the context items of the right document.
   Also printed: how many evidence pages keep the statement's numbers after extraction.
+- ``docugami-10q`` — 195 open analyst questions over 20 10-Q filings (``pdfs/*.pdf``,
+  ``qna_data.csv``: reviewed answers, no evidence spans). The filings a question needs are
+  those its answer cites among those its ``Source Docs`` glob matches. Metrics:
+  *figure recall* — the share of the answer's figures (amounts and ratios; years, dates and
+  one-digit numbers left out) printed in context items from those filings (answers
+  without figures are left out); *answer words* — the share of the answer's content words
+  found in the context; *every filing* — every needed filing has an item in the context
+  (the Multi-Doc questions' coverage).
+
+Question sets, their types and the fixed tuning/report split (by company for filings, by
+corpus file otherwise; ``eval/splits.json``) are in ``scripts/qa_sets.py``. Every table is
+printed for all questions, for each half, and per question type and kind within each half;
+rules are tuned on the tuning half and kept only when the report half agrees.
 
 Per set, all of its documents form ONE library: one ingest into a fresh embedded Typesense
 server in a temporary ``FOLIO_HOME`` (stopped by pid at the end, also on error, Ctrl-C or
@@ -52,7 +65,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
 import hashlib
 import importlib
@@ -82,11 +94,24 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
     sys.path.insert(0, str(ROOT))
 
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from qa_sets import (  # noqa: E402
+    HALVES,
+    LOADERS,
+    Evidence,
+    Question,
+    answer_text,
+    figures,
+    printed_figures,
+    read_split,
+    with_halves,
+)
 from stats import percentile  # noqa: E402
+
+from pipeline.text.stopwords import FUNCTION_WORDS  # noqa: E402
 
 DEFAULT_QA_ROOT = data_dir() / "corpus" / "qa"
 DEFAULT_TOKENIZER = data_dir() / "tokenizers" / "all-MiniLM-L6-v2.tokenizer.json"
-SETS = ("chunking-eval", "financebench-dev")
+SETS = tuple(LOADERS)
 BUDGETS = (1000, 2000, 4000)
 CI_BUDGET = 2000
 MIN_SHARE = 0.9  # of a reference's characters / an evidence's 5-grams / a page's numbers
@@ -103,6 +128,9 @@ METRIC_NAMES = {
     "page_hit": "page-hit",
     "evidence_in_context": "evidence-in-context",
     "doc_hit": "right doc",
+    "figure_recall": "figure recall",
+    "answer_support": "answer words",
+    "all_sources": "every filing",
 }
 
 Span = tuple[int, int]
@@ -260,59 +288,10 @@ def load_docs(paths: Sequence[Path], workers: int) -> dict[str, Doc]:
 # --------------------------------------------------------------------------- question sets
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    page: int  # 1-based
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    index: int
-    text: str
-    doc: str
-    refs: tuple[Span, ...] = ()
-    contents: tuple[str, ...] = ()
-    evidence: tuple[Evidence, ...] = ()
-
-
-def load_chunking_eval(qa: Path) -> tuple[list[Path], list[Question]]:
-    out: list[Question] = []
-    with (qa / "questions_df.csv").open(encoding="utf-8", newline="") as fh:
-        for n, row in enumerate(csv.DictReader(fh)):
-            refs = json.loads(row["references"])
-            out.append(
-                Question(
-                    index=n,
-                    text=row["question"],
-                    doc=row["corpus_id"],
-                    refs=tuple((int(r["start_index"]), int(r["end_index"])) for r in refs),
-                    contents=tuple(str(r["content"]) for r in refs),
-                )
-            )
-    return sorted((qa / "corpora").glob("*.md")), out
-
-
-def load_financebench(qa: Path) -> tuple[list[Path], list[Question]]:
-    out: list[Question] = []
-    with (qa / "questions.jsonl").open(encoding="utf-8") as fh:
-        for n, line in enumerate(x for x in fh if x.strip()):
-            rec = json.loads(line)
-            ev = tuple(
-                Evidence(int(e["evidence_page_num"]) + 1, str(e["evidence_text"]))
-                for e in rec["evidence"]
-            )
-            out.append(Question(index=n, text=rec["question"], doc=rec["doc_name"], evidence=ev))
-    return sorted((qa / "pdfs").glob("*.pdf")), out
-
-
-LOADERS: dict[str, tuple[str, Callable[[Path], tuple[list[Path], list[Question]]]]] = {
-    "chunking-eval": ("chunking_evaluation", load_chunking_eval),
-    "financebench-dev": ("financebench-dev", load_financebench),
-}
 SET_METRICS = {
     "chunking-eval": ("ref_in_context",),
     "financebench-dev": ("page_hit", "evidence_in_context"),
+    "docugami-10q": ("figure_recall", "answer_support", "all_sources"),
 }
 
 
@@ -373,10 +352,52 @@ def evidence_in_context(q: Question, items: Sequence[Item]) -> bool:
     return all(ngram_coverage(e.text, texts) >= MIN_SHARE for e in q.evidence)
 
 
+def figure_recall(q: Question, items: Sequence[Item]) -> float:
+    """Share of the answer's figures printed in the context items of its source documents;
+    nan for an answer without figures (left out of the mean)."""
+    want = figures(q.answer)
+    if not want:
+        return math.nan
+    have: set[str] = set()
+    for it in items:
+        if it.doc in q.docs:
+            have |= printed_figures(it.text)
+    return len(want & have) / len(want)
+
+
+def answer_support(q: Question, items: Sequence[Item]) -> float:
+    """Share of the answer's content words (three letters or more, no function words, no
+    numbers) found anywhere in the context."""
+    want = {w for w in words(answer_text(q.answer)) if _content_word(w)}
+    if not want:
+        return math.nan
+    have: set[str] = set()
+    for it in items:
+        have |= set(words(it.text))
+    return len(want & have) / len(want)
+
+
+def _content_word(w: str) -> bool:
+    return len(w) >= 3 and not w.isdigit() and w not in FUNCTION_WORDS
+
+
+def all_sources(q: Question, items: Sequence[Item]) -> float:
+    """1.0 when every document the answer rests on has an item in the context."""
+    return float(set(q.docs) <= {it.doc for it in items})
+
+
 def score(q: Question, items: Sequence[Item], docs: dict[str, Doc]) -> dict[str, float]:
-    """Every metric of the question's set (1.0 / 0.0 for hits), whether any item comes from
-    the right document, and the reference character recall for span questions."""
-    doc_hit = float(any(it.doc == q.doc for it in items))
+    """Every metric of the question's set (1.0 / 0.0 for hits; nan where a question has
+    nothing to measure), whether any item comes from a right document, and the reference
+    character recall for span questions."""
+    doc_hit = float(any(it.doc in q.docs for it in items))
+    if q.answer:
+        return {
+            "figure_recall": figure_recall(q, items),
+            "answer_support": answer_support(q, items),
+            "all_sources": all_sources(q, items),
+            "doc_hit": doc_hit,
+        }
     if q.evidence:
         return {
             "page_hit": float(page_hit(q, items, docs[q.doc])),
@@ -663,10 +684,10 @@ def baseline_methods(
 # --------------------------------------------------------------------------- statistics
 
 
-
-
 def mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else math.nan
+    """The mean of the values that are numbers (nan: the question measures nothing)."""
+    xs = [v for v in values if not math.isnan(v)]
+    return sum(xs) / len(xs) if xs else math.nan
 
 
 def bootstrap_ci(
@@ -858,9 +879,10 @@ def run_set(
     t0 = time.perf_counter()
     docs = load_docs(paths, os.cpu_count() or 1)
     log(f"{name}: extracted {len(docs)} documents in {time.perf_counter() - t0:.1f} s")
-    missing = sorted({q.doc for q in all_questions} - set(docs))
+    missing = sorted({d for q in all_questions for d in q.docs} - set(docs))
     if missing:
         raise RuntimeError(f"{name}: no document for {', '.join(missing)}")
+    all_questions = with_halves(name, all_questions, read_split())
     questions = spread(all_questions, args.limit)
     run = SetRun(name, questions, docs, {"documents": len(docs), "questions": len(questions)})
     run.meta["alignment_mismatches"] = check_alignment(
@@ -895,30 +917,55 @@ def run_set(
 # --------------------------------------------------------------------------- reporting
 
 
-def best(run: SetRun, metric: str, folio: bool, budget: int) -> Method:
+def subsets(run: SetRun) -> dict[str, list[int]]:
+    """The questions of each report, by position: all, each half, and within each half
+    each question type and each kind of document (when kinds are not the types)."""
+    qs = run.questions
+    out: dict[str, list[int]] = {"all": list(range(len(qs)))}
+    for half in HALVES:
+        out[half] = [n for n, q in enumerate(qs) if q.half == half]
+    for half in HALVES:
+        for label, key in (("type", "qtype"), ("kind", "kind")):
+            if label == "kind" and all(q.kind == q.qtype for q in qs):
+                continue
+            for value in sorted({getattr(q, key) for q in qs}):
+                picked = [n for n in out[half] if getattr(qs[n], key) == value]
+                if picked:
+                    out[f"{half} / {label}: {value}"] = picked
+    return out
+
+
+def pick(values: Sequence[float], idx: Sequence[int]) -> list[float]:
+    return [values[n] for n in idx]
+
+
+def best(run: SetRun, metric: str, folio: bool, budget: int, idx: Sequence[int]) -> Method:
     pool = [m for m in run.methods if m.folio == folio]
-    return max(pool, key=lambda m: mean(run.scores[m.name][budget][metric]))
+    return max(pool, key=lambda m: mean(pick(run.scores[m.name][budget][metric], idx)))
 
 
-def paired(run: SetRun, budget: int) -> list[dict[str, Any]]:
-    """Each Folio mode (and the best) minus the best baseline, per metric, in points."""
+def paired(run: SetRun, budget: int, idx: Sequence[int]) -> list[dict[str, Any]]:
+    """Each Folio mode (and the best) minus the best baseline, per metric, in points, over
+    the questions ``idx`` (those where the metric measures something)."""
     out: list[dict[str, Any]] = []
     if not any(m.folio for m in run.methods) or all(m.folio for m in run.methods):
         return out
     for metric in SET_METRICS[run.name]:
-        base = best(run, metric, folio=False, budget=budget)
-        top = best(run, metric, folio=True, budget=budget)
+        base = best(run, metric, folio=False, budget=budget, idx=idx)
+        top = best(run, metric, folio=True, budget=budget, idx=idx)
         folio = [m for m in run.methods if m.folio]
+        b = pick(run.scores[base.name][budget][metric], idx)
         for m, label in [(top, f"{top.name} (best mode)"), *((m, m.name) for m in folio)]:
-            a = run.scores[m.name][budget][metric]
-            b = run.scores[base.name][budget][metric]
-            d, lo, hi = bootstrap_ci([100 * (x - y) for x, y in zip(a, b, strict=True)])
+            a = pick(run.scores[m.name][budget][metric], idx)
+            pairs = [(x, y) for x, y in zip(a, b, strict=True) if not math.isnan(x + y)]
+            d, lo, hi = bootstrap_ci([100 * (x - y) for x, y in pairs])
             out.append(
                 {
                     "metric": metric,
                     "folio": label,
                     "baseline": base.name,
                     "budget": budget,
+                    "n": len(pairs),
                     "diff": d,
                     "ci95": [lo, hi],
                     "folio_pct": 100 * mean(a),
@@ -926,6 +973,18 @@ def paired(run: SetRun, budget: int) -> list[dict[str, Any]]:
                 }
             )
     return out
+
+
+def percent_table(
+    run: SetRun, budgets: Sequence[int], idx: Sequence[int]
+) -> dict[str, dict[str, dict[str, float]]]:
+    return {
+        m.name: {
+            metric: {str(b): 100 * mean(pick(run.scores[m.name][b][metric], idx)) for b in budgets}
+            for metric in run.scores[m.name][budgets[0]]
+        }
+        for m in run.methods
+    }
 
 
 def latency(run: SetRun) -> dict[str, dict[str, float]]:
@@ -937,23 +996,25 @@ def latency(run: SetRun) -> dict[str, dict[str, float]]:
 
 
 def summary(run: SetRun, budgets: Sequence[int]) -> dict[str, Any]:
-    table = {
-        m.name: {
-            metric: {str(b): 100 * mean(run.scores[m.name][b][metric]) for b in budgets}
-            for metric in run.scores[m.name][budgets[0]]
-        }
-        for m in run.methods
-    }
     tokens = {
         m.name: {str(b): mean([float(t) for t in run.tokens[m.name][b]]) for b in budgets}
         for m in run.methods
     }
+    parts = {
+        label: {
+            "questions": len(idx),
+            "table_pct": percent_table(run, budgets, idx),
+            "paired": paired(run, CI_BUDGET, idx) if CI_BUDGET in budgets and idx else [],
+        }
+        for label, idx in subsets(run).items()
+    }
     return {
         "meta": run.meta,
         "metrics": list(SET_METRICS[run.name]),
-        "table_pct": table,
+        "table_pct": parts["all"]["table_pct"],
         "tokens_mean": tokens,
-        "paired": paired(run, CI_BUDGET) if CI_BUDGET in budgets else [],
+        "paired": parts["all"]["paired"],
+        "subsets": parts,
         "latency_ms": latency(run),
         "misaligned_items": run.misaligned,
     }
@@ -966,6 +1027,10 @@ def details(run: SetRun, budgets: Sequence[int]) -> Iterator[dict[str, Any]]:
             "index": q.index,
             "question": q.text,
             "doc": q.doc,
+            "sources": list(q.docs),
+            "type": q.qtype,
+            "kind": q.kind,
+            "half": q.half,
             "methods": {
                 m.name: {
                     str(b): {
@@ -1013,11 +1078,7 @@ def render_set(name: str, s: dict[str, Any], budgets: Sequence[int]) -> list[str
     bad = {k: v for k, v in s["misaligned_items"].items() if v}
     if bad:
         out.append(f"  context items whose text is not text[start:end]: {bad}")
-    head = ["method"] + [f"{METRIC_NAMES[m]} %@{b}" for m in s["metrics"] for b in budgets]
-    rows = [head]
-    for method, metrics in s["table_pct"].items():
-        rows.append([method] + [f1(metrics[m][str(b)]) for m in s["metrics"] for b in budgets])
-    out += table(rows, "<" + ">" * (len(head) - 1))
+    out += render_metrics(s["metrics"], s["table_pct"], budgets)
     out.append("")
     head = ["context made of", *(f"right doc %@{b}" for b in budgets)]
     head += [f"tokens@{b}" for b in budgets]
@@ -1029,26 +1090,13 @@ def render_set(name: str, s: dict[str, Any], budgets: Sequence[int]) -> list[str
             + [f"{s['tokens_mean'][method][str(b)]:.0f}" for b in budgets]
         )
     out += table(rows, "<" + ">" * (len(head) - 1))
-    if s["paired"]:
-        out.append("")
-        out.append(
-            f"  paired differences at {CI_BUDGET} tokens, Folio − best baseline, points "
-            f"[95% bootstrap CI, {RESAMPLES:,} resamples, seed {SEED}]"
-        )
-        rows = [["metric", "Folio", "baseline", "Folio %", "base %", "diff", "95% CI"]]
-        for p in s["paired"]:
-            rows.append(
-                [
-                    METRIC_NAMES[p["metric"]],
-                    p["folio"],
-                    p["baseline"],
-                    f1(p["folio_pct"]),
-                    f1(p["baseline_pct"]),
-                    signed(p["diff"]),
-                    f"[{signed(p['ci95'][0])}, {signed(p['ci95'][1])}]",
-                ]
-            )
-        out += table(rows, "<<<>>>>")
+    out += render_paired(s["paired"])
+    for half in HALVES:
+        part = s["subsets"][half]
+        out += ["", f"  {half} half: {part['questions']} questions"]
+        out += render_metrics(s["metrics"], part["table_pct"], budgets)
+        out += render_paired(part["paired"])
+    out += render_types(s, CI_BUDGET)
     out.append("")
     rows = [["Folio retrieve latency (ms)", "calls", "p50", "p95"]]
     for method, st in s["latency_ms"].items():
@@ -1058,6 +1106,61 @@ def render_set(name: str, s: dict[str, Any], budgets: Sequence[int]) -> list[str
     out.append(f"  load average {la[0]:.2f} before / {la[1]:.2f} after the queries")
     if "extraction" in meta:
         out += render_extraction(meta["extraction"])
+    return out
+
+
+def render_metrics(
+    metrics: Sequence[str], pct: dict[str, dict[str, dict[str, float]]], budgets: Sequence[int]
+) -> list[str]:
+    head = ["method"] + [f"{METRIC_NAMES[m]} %@{b}" for m in metrics for b in budgets]
+    rows = [head]
+    for method, values in pct.items():
+        rows.append([method] + [f1(values[m][str(b)]) for m in metrics for b in budgets])
+    return table(rows, "<" + ">" * (len(head) - 1))
+
+
+def render_paired(pairs: Sequence[dict[str, Any]]) -> list[str]:
+    if not pairs:
+        return []
+    out = [
+        "",
+        f"  paired differences at {CI_BUDGET} tokens, Folio − best baseline, points "
+        f"[95% bootstrap CI, {RESAMPLES:,} resamples, seed {SEED}]",
+    ]
+    rows = [["metric", "Folio", "baseline", "n", "Folio %", "base %", "diff", "95% CI"]]
+    for p in pairs:
+        rows.append(
+            [
+                METRIC_NAMES[p["metric"]],
+                p["folio"],
+                p["baseline"],
+                str(p["n"]),
+                f1(p["folio_pct"]),
+                f1(p["baseline_pct"]),
+                signed(p["diff"]),
+                f"[{signed(p['ci95'][0])}, {signed(p['ci95'][1])}]",
+            ]
+        )
+    return out + table(rows, "<<<>>>>>")
+
+
+def render_types(s: dict[str, Any], budget: int) -> list[str]:
+    """Per half, per question type and kind: each method's score at ``budget``."""
+    parts = {k: v for k, v in s["subsets"].items() if " / " in k}
+    if not parts:
+        return []
+    methods = list(s["table_pct"])
+    out: list[str] = []
+    for metric in s["metrics"]:
+        out += ["", f"  {METRIC_NAMES[metric]} %@{budget} per question type and kind"]
+        rows = [["questions", "n", *methods]]
+        for label, part in parts.items():
+            values = part["table_pct"]
+            rows.append(
+                [label, str(part["questions"])]
+                + [f1(values[m][metric][str(budget)]) for m in methods]
+            )
+        out += table(rows, "<" + ">" * (len(methods) + 1))
     return out
 
 

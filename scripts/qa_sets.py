@@ -1,0 +1,245 @@
+"""The question sets the retrieval evaluation reads, and their fixed tuning/report split.
+
+Each loader returns the set's documents and its questions. Every question carries its
+type (``qtype``: the set's own label, or the document for a set without labels), the kind
+of document or evidence it rests on (``kind``) and the group it is split by (``group``:
+the company for filings, the corpus file otherwise), so that every report can be given
+per question type, per kind and per half.
+
+The split (``eval/splits.json``, committed once and never re-drawn) puts whole groups into
+a tuning half and a report half: rules are changed looking at the tuning half only, and a
+change is kept only when the report half agrees. Grouping filings by company keeps one
+company's wording out of both halves.
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPLIT_FILE = ROOT / "eval" / "splits.json"
+HALVES = ("tuning", "report")
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    page: int  # 1-based
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    index: int
+    text: str
+    doc: str  # the (first) document the answer is in
+    refs: tuple[Span, ...] = ()
+    contents: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    answer: str = ""  # a reviewed answer (docugami-10q)
+    sources: tuple[str, ...] = ()  # every document the answer rests on (docugami-10q)
+    qtype: str = ""
+    kind: str = ""
+    group: str = ""
+    half: str = ""
+
+    @property
+    def docs(self) -> tuple[str, ...]:
+        return self.sources or (self.doc,)
+
+
+Loader = Callable[[Path], tuple[list[Path], list[Question]]]
+
+
+def load_chunking_eval(qa: Path) -> tuple[list[Path], list[Question]]:
+    """Chroma's chunking-evaluation set: no question types, so the corpus file is both the
+    type and the kind."""
+    out: list[Question] = []
+    with (qa / "questions_df.csv").open(encoding="utf-8", newline="") as fh:
+        for n, row in enumerate(csv.DictReader(fh)):
+            refs = json.loads(row["references"])
+            corpus = row["corpus_id"]
+            out.append(
+                Question(
+                    index=n,
+                    text=row["question"],
+                    doc=corpus,
+                    refs=tuple((int(r["start_index"]), int(r["end_index"])) for r in refs),
+                    contents=tuple(str(r["content"]) for r in refs),
+                    qtype=corpus,
+                    kind=corpus,
+                    group=corpus,
+                )
+            )
+    return sorted((qa / "corpora").glob("*.md")), out
+
+
+def load_financebench(qa: Path) -> tuple[list[Path], list[Question]]:
+    """FinanceBench: ``question_type`` as the type, the filing's form (10K, 10Q, 8K) as
+    the kind, the company as the group."""
+    out: list[Question] = []
+    with (qa / "questions.jsonl").open(encoding="utf-8") as fh:
+        for n, line in enumerate(x for x in fh if x.strip()):
+            rec = json.loads(line)
+            ev = tuple(
+                Evidence(int(e["evidence_page_num"]) + 1, str(e["evidence_text"]))
+                for e in rec["evidence"]
+            )
+            name = str(rec["doc_name"])
+            out.append(
+                Question(
+                    index=n,
+                    text=rec["question"],
+                    doc=name,
+                    evidence=ev,
+                    qtype=str(rec.get("question_type") or "unlabelled"),
+                    kind=_form(name),
+                    group=name.split("_", 1)[0],
+                )
+            )
+    return sorted((qa / "pdfs").glob("*.pdf")), out
+
+
+def _form(doc_name: str) -> str:
+    form = doc_name.rsplit("_", 1)[-1].upper()
+    return form if re.fullmatch(r"10K|10Q|8K", form) else "other"
+
+
+# "SOURCE(S): 2023 Q1 AAPL.pdf, 2023 Q2 AAPL.pdf" and "(SOURCE: 2022 Q3 AAPL.pdf)"
+_SOURCE_LINE = re.compile(r"^\s*SOURCE\(?S?\)?\s*:.*$", re.I | re.M)
+_SOURCE_NOTE = re.compile(r"\(\s*SOURCES?\s*:[^)]*\)", re.I)
+_CITED = re.compile(r"(\d{4} Q\d [A-Z]+)\.pdf")
+
+
+def load_docugami(qa: Path) -> tuple[list[Path], list[Question]]:
+    """docugami-10q: the filings a question needs are those its answer cites (the
+    ``SOURCE(S)`` names) among those its ``Source Docs`` glob matches; the glob alone when
+    the answer cites none. Type: ``Question Type``; kind: ``Source Chunk Type``; group: the
+    company."""
+    paths = sorted((qa / "pdfs").glob("*.pdf"))
+    stems = [p.stem for p in paths]
+    out: list[Question] = []
+    with (qa / "qna_data.csv").open(encoding="utf-8-sig", newline="") as fh:
+        for n, row in enumerate(csv.DictReader(fh)):
+            matched = [s for s in stems if fnmatch.fnmatch(f"{s}.pdf", row["Source Docs"])]
+            if not matched:
+                raise ValueError(f"qna_data.csv row {n + 2}: no PDF matches {row['Source Docs']}")
+            cited = [s for s in dict.fromkeys(_CITED.findall(row["Answer"])) if s in matched]
+            sources = tuple(cited or matched)
+            out.append(
+                Question(
+                    index=n,
+                    text=row["Question"],
+                    doc=sources[0],
+                    answer=row["Answer"],
+                    sources=sources,
+                    qtype=row["Question Type"].replace(" RAG", ""),
+                    kind=row["Source Chunk Type"],
+                    group=sources[0].rsplit(" ", 1)[-1],
+                )
+            )
+    return paths, out
+
+
+LOADERS: dict[str, tuple[str, Loader]] = {
+    "chunking-eval": ("chunking_evaluation", load_chunking_eval),
+    "financebench-dev": ("financebench-dev", load_financebench),
+    "docugami-10q": ("docugami-10q", load_docugami),
+}
+
+
+# --------------------------------------------------------------------------- answers
+
+
+_FIGURE = re.compile(r"(?<![\w.,])\(?\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\)?%?(?![\w])")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+_DATE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b", re.I
+)
+
+
+def answer_text(answer: str) -> str:
+    """The answer without its source citations (file names hold years and quarters) and
+    without dates ("June 25, 2022": the day is no figure the filing's table prints)."""
+    return _DATE.sub(" ", _SOURCE_NOTE.sub(" ", _SOURCE_LINE.sub(" ", answer)))
+
+
+def figures(answer: str) -> set[str]:
+    """The amounts and ratios an answer rests on, as a filing prints them ("82,959",
+    "43.3"): years and one-digit whole numbers (list numbering, "Q3", "3 months") left
+    out."""
+    out: set[str] = set()
+    for whole, fraction in _FIGURE.findall(answer_text(answer)):
+        if not fraction and (_YEAR.fullmatch(whole) or len(whole) == 1):
+            continue
+        out.add(whole + fraction)
+    return out
+
+
+def printed_figures(text: str) -> set[str]:
+    """The figures of a context's text, as ``figures`` reads them."""
+    return {w + f for w, f in _FIGURE.findall(text)}
+
+
+# --------------------------------------------------------------------------- the split
+
+
+def make_split(name: str, questions: Sequence[Question]) -> dict[str, list[str]]:
+    """Whole groups into two halves of about equal question counts: groups in the order
+    of a hash of their name (not chosen by anyone), each into the half that has fewer
+    questions so far (the report half on a tie)."""
+    counts: dict[str, int] = {}
+    for q in questions:
+        counts[q.group] = counts.get(q.group, 0) + 1
+    order = sorted(counts, key=lambda g: hashlib.sha256(f"{name}/{g}".encode()).hexdigest())
+    halves: dict[str, list[str]] = {h: [] for h in HALVES}
+    size = dict.fromkeys(HALVES, 0)
+    for g in order:
+        half = "tuning" if size["tuning"] < size["report"] else "report"
+        halves[half].append(g)
+        size[half] += counts[g]
+    return {h: sorted(gs) for h, gs in halves.items()}
+
+
+def read_split(path: Path = SPLIT_FILE) -> dict[str, dict[str, list[str]]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    sets: dict[str, dict[str, list[str]]] = data["sets"]
+    return sets
+
+
+def with_halves(
+    name: str, questions: Iterable[Question], split: dict[str, dict[str, list[str]]]
+) -> list[Question]:
+    """The questions with their half; a group the split does not know is an error (the
+    split is never re-drawn silently)."""
+    where = {g: h for h, gs in split[name].items() for g in gs}
+    out = []
+    for q in questions:
+        if q.group not in where:
+            raise ValueError(f"{name}: group {q.group!r} is not in {SPLIT_FILE.name}")
+        out.append(replace(q, half=where[q.group]))
+    return out
+
+
+def write_split(qa_root: Path, path: Path = SPLIT_FILE) -> None:
+    """Draw the split of every set once (run by hand; the file is committed)."""
+    sets = {}
+    for name, (sub, loader) in LOADERS.items():
+        sets[name] = make_split(name, loader(qa_root / sub)[1])
+    doc = {
+        "method": (
+            "scripts/qa_sets.py make_split: whole groups (company for filings, corpus file "
+            "otherwise) in sha256 order, each to the half with fewer questions so far"
+        ),
+        "sets": sets,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
