@@ -179,9 +179,7 @@ def ocr_pages(doc: Any, indices: Sequence[int], source: str) -> dict[int, list[L
         now = time.monotonic()
         if now - said >= PROGRESS_EVERY_S and done + 1 < len(indices):
             rate = (done + 1) / (now - started)
-            log.info(
-                "%s: OCR %d of %d pages (%.2f pages/s)", source, done + 1, len(indices), rate
-            )
+            log.info("%s: OCR %d of %d pages (%.2f pages/s)", source, done + 1, len(indices), rate)
             said = now
     return out
 
