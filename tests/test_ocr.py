@@ -152,10 +152,14 @@ def no_tesseract(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 
 
 def test_without_tesseract_a_scan_is_an_error_that_says_how_to_get_ocr(
-    made: dict[str, Path], no_tesseract: str
+    made: dict[str, Path], no_tesseract: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with pytest.raises(NoTextLayerError) as err:
+    with (
+        caplog.at_level(logging.WARNING, logger="folio.extract"),
+        pytest.raises(NoTextLayerError) as err,
+    ):
         extract_file(made["scan"])
+    assert not caplog.records  # the error says it all, once
     message = str(err.value)
     assert message.startswith(f"{made['scan']}: no text layer")
     assert no_tesseract in message
@@ -173,4 +177,5 @@ def test_without_tesseract_a_mixed_pdf_keeps_its_text_and_warns(
     assert page_texts(mixed)[0] == page_texts(truth)[0]
     assert page_texts(mixed)[1] == ""
     warned = " ".join(r.getMessage() for r in caplog.records)
-    assert "1 page(s) without a text layer not read" in warned and no_tesseract in warned
+    assert "1 page(s) without a text layer not read (page 2)" in warned
+    assert no_tesseract in warned and "tesseract-ocr" in warned

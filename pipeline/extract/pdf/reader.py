@@ -547,7 +547,8 @@ class _PagesRead:
     failed: list[tuple[int, PageFailure]]  # (1-based page number, why) of each damaged page
     layer: TextLayer  # the text layer that read them
     ocr: tuple[int, ...] = ()  # 1-based numbers of the pages Tesseract read
-    no_ocr: str | None = None  # why pages without a text layer were not read by OCR
+    unread: tuple[int, ...] = ()  # those of the image-only pages OCR could not read
+    no_ocr: str = ""  # why OCR could not read them
 
 
 def _read_pages(
@@ -582,7 +583,7 @@ def _read_pages(
 
 def _ocr_scans(pdf: PdfFile, read: _PagesRead) -> _PagesRead:
     """The pages without a text layer that draw an image, read by OCR; the other pages
-    as they were. Without OCR they stay empty, and a warning says how to read them."""
+    as they were. Without OCR they stay empty, and the result says why."""
     damaged = {n - 1 for n, _ in read.failed}
     scans = [
         i
@@ -594,14 +595,8 @@ def _ocr_scans(pdf: PdfFile, read: _PagesRead) -> _PagesRead:
     if not scans:
         return read
     why = ocr.unavailable() if isinstance(pdf, PdfiumFile) else _NO_RENDER
-    if why is not None:
-        log.warning(
-            "%s: %d page(s) without a text layer not read: OCR is not available (%s); to"
-            " read them, %s",
-            pdf.source, len(scans), why, ocr.INSTALL_HINT,
-        )  # fmt: skip
-        return replace(read, no_ocr=why)
-    assert isinstance(pdf, PdfiumFile)  # only PDFium renders pages
+    if why is not None or not isinstance(pdf, PdfiumFile):  # only PDFium renders pages
+        return replace(read, unread=tuple(i + 1 for i in scans), no_ocr=why or _NO_RENDER)
     got = ocr.ocr_pages(pdf.doc, scans, pdf.source)
     pages = [got.get(i, lines) for i, lines in enumerate(read.pages)]
     return replace(read, pages=pages, ocr=tuple(i + 1 for i in scans))
@@ -612,13 +607,14 @@ _NO_RENDER = "PDFium cannot open the file, and only PDFium renders its pages"
 
 def _require_text(pdf: PdfFile, read: _PagesRead) -> None:
     """A typed error for a scan (mostly blank pages that hold images) or a file with no
-    text, saying why OCR did not read it."""
+    text, saying why OCR did not read it; a warning for image-only pages left unread in a
+    file that has text."""
     src, n_pages = pdf.source, pdf.n_pages
     chars = [sum(len(ln.text) for ln in lines) for lines in read.pages]
     total = sum(chars)
     blank = [i for i, c in enumerate(chars) if c < ocr.MIN_CHARS]
     if total == 0 or (len(blank) >= max(1, n_pages // 2) and total < 60 * n_pages):
-        if read.no_ocr is not None:
+        if read.unread:
             raise NoTextLayerError(
                 src,
                 f"no text layer (a scanned PDF?), and OCR is not available ({read.no_ocr});"
@@ -630,6 +626,18 @@ def _require_text(pdf: PdfFile, read: _PagesRead) -> None:
             )
         if total == 0:
             raise EmptyDocumentError(src, "the PDF contains no text")
+    if read.unread:
+        log.warning(
+            "%s: %d page(s) without a text layer not read (%s): OCR is not available (%s);"
+            " to read them, %s",
+            src, len(read.unread), _pages_named(read.unread), read.no_ocr, ocr.INSTALL_HINT,
+        )  # fmt: skip
+
+
+def _pages_named(numbers: Sequence[int], most: int = 5) -> str:
+    """``page 3`` or ``pages 3, 7, 9 …``."""
+    shown = ", ".join(str(n) for n in numbers[:most]) + (" …" if len(numbers) > most else "")
+    return f"page {shown}" if len(numbers) == 1 else f"pages {shown}"
 
 
 @dataclass(frozen=True, slots=True)
