@@ -12,7 +12,7 @@ Each row gives the pages OCRed, the seconds and pages per second of the whole ex
 of the scan, and the 1-minute load average before and after (os.getloadavg()): Tesseract
 runs one page at a time, so the rate halves when the cores are shared with another job.
 
-Word accuracy: the words (``\\w+``, lower-cased) the scan gives, counted as a multiset
+Word accuracy: the words (``\\w+``, NFKC, lower-cased) the scan gives, counted as a multiset
 overlap with the original's, over the original's word count — the share of the original's
 words that came back (words the OCR adds are not counted against it).
 
@@ -29,6 +29,7 @@ import re
 import sys
 import tempfile
 import time
+import unicodedata
 from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -45,8 +46,9 @@ _WORD = re.compile(r"\w+")
 
 
 def words(text: str) -> Counter[str]:
-    """The text's words, lower-cased, with their counts."""
-    return Counter(w.lower() for w in _WORD.findall(text))
+    """The text's words, lower-cased, with their counts. NFKC first: a text layer writes
+    math italic letters (𝐴, U+1D434) that a scan can only show as the letter (A)."""
+    return Counter(w.lower() for w in _WORD.findall(unicodedata.normalize("NFKC", text)))
 
 
 def word_accuracy(original: str, read: str) -> float:

@@ -56,7 +56,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A two-page text PDF (A5, Helvetica 12 pt), its scan at 300 dpi, and a mixed PDF: the
     text PDF's first page and the scan's second."""
     d = tmp_path_factory.mktemp("ocr")
-    pdf = fpdf.FPDF(format="A5")
+    pdf = fpdf.FPDF(format=(148, 210))  # A5 in mm (by name fpdf2 warns of a fix)
     pdf.set_font("Helvetica", size=12)
     for text in PAGES:
         pdf.add_page()
@@ -128,6 +128,7 @@ def test_word_accuracy_counts_each_word_as_often_as_the_original_has_it() -> Non
     assert check_ocr.word_accuracy("The cat, the hat.", "the cat hat") == 0.75
     assert check_ocr.word_accuracy("a b", "a b c d") == 1.0
     assert check_ocr.word_accuracy("one two", "") == 0.0
+    assert check_ocr.word_accuracy("𝐴 = 𝜋", "A = π") == 1.0  # math letters are letters
 
 
 def test_a_mixed_pdf_keeps_its_text_page_as_it_was(made: dict[str, Path]) -> None:
