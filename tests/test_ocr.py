@@ -124,6 +124,18 @@ def test_a_made_scan_reads_back_the_words_of_its_text_layer(made: dict[str, Path
         assert check_ocr.word_accuracy(want, got) >= 0.95  # each page's words on its page
 
 
+def test_pages_read_by_two_processes_are_read_as_by_one(made: dict[str, Path]) -> None:
+    truth = page_texts(extract_file(made["text"]))
+    doc = pypdfium2.PdfDocument(made["scan"])
+    try:
+        got = ocr.ocr_pages(doc, [0, 1], str(made["scan"]), workers=2)
+    finally:
+        doc.close()
+    assert sorted(got) == [0, 1]
+    for want, lines in zip(truth, (got[0], got[1]), strict=True):
+        assert check_ocr.word_accuracy(want, " ".join(ln.text for ln in lines)) >= 0.95
+
+
 def test_word_accuracy_counts_each_word_as_often_as_the_original_has_it() -> None:
     assert check_ocr.word_accuracy("The cat, the hat.", "the cat hat") == 0.75
     assert check_ocr.word_accuracy("a b", "a b c d") == 1.0

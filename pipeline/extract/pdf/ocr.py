@@ -22,6 +22,7 @@ import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .layout import Line, clean_text
@@ -159,29 +160,87 @@ def _title(title: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in _TITLE_FIELD.finditer(title)}
 
 
-def ocr_pages(doc: Any, indices: Sequence[int], source: str) -> dict[int, list[Line]]:
-    """The lines of the pages ``indices`` (0-based) of an open ``PdfDocument``, read by
-    Tesseract one after another; a long run logs how far it is (the ingest's console shows
-    log lines above its progress bar). A page Tesseract fails on is left empty, with a
-    warning."""
+PageRead = list[Line] | str  # a page's lines, or why Tesseract failed on it
+
+
+def ocr_pages(
+    doc: Any, indices: Sequence[int], source: str, *, workers: int = 1, password: str | None = None
+) -> dict[int, list[Line]]:
+    """The lines of the pages ``indices`` (0-based) of an open ``PdfDocument`` read from
+    ``source``: in this process, or by ``workers`` processes that open the file again (a
+    page costs seconds: a pool pays from two pages on). A long run logs how far it is,
+    from this process (the ingest's console shows log lines above its progress bar). A
+    page Tesseract fails on is left empty, with a warning."""
     out: dict[int, list[Line]] = {}
     started = said = time.monotonic()
     log.info("%s: OCR of %d page(s) without a text layer (Tesseract)", source, len(indices))
-    for done, i in enumerate(indices):
-        page = doc[i]
-        try:
-            out[i] = ocr_page(page)
-        except Exception as exc:  # Tesseract's failure on one page costs that page only
-            log.warning("%s: OCR failed on page %d (%s)", source, i + 1, exc)
-            out[i] = []
-        finally:
-            page.close()
+    workers = min(workers, len(indices))
+    for done, (i, got) in enumerate(_read_all(doc, indices, source, workers, password), 1):
+        if isinstance(got, str):  # Tesseract's failure on one page costs that page only
+            log.warning("%s: OCR failed on page %d (%s)", source, i + 1, got)
+            got = []
+        out[i] = got
         now = time.monotonic()
-        if now - said >= PROGRESS_EVERY_S and done + 1 < len(indices):
-            rate = (done + 1) / (now - started)
-            log.info("%s: OCR %d of %d pages (%.2f pages/s)", source, done + 1, len(indices), rate)
+        if now - said >= PROGRESS_EVERY_S and done < len(indices):
+            rate = done / (now - started)
+            log.info("%s: OCR %d of %d pages (%.2f pages/s)", source, done, len(indices), rate)
             said = now
     return out
+
+
+def _read_all(
+    doc: Any, indices: Sequence[int], source: str, workers: int, password: str | None
+) -> Iterator[tuple[int, PageRead]]:
+    """(index, what was read) for each page, in order."""
+    if workers <= 1:
+        for i in indices:
+            yield i, _read_one(doc, i)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ...limits import die_with_parent
+
+    pool = ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),))
+    done = 0
+    try:
+        with pool:
+            jobs = [(source, password, i) for i in indices]
+            for i, got in zip(indices, pool.map(_read_in_worker, jobs), strict=True):
+                yield i, got
+                done += 1
+    except (OSError, RuntimeError) as exc:  # no processes here, or a worker died
+        log.info("%s: OCR process pool failed (%s); reading on in one process", source, exc)
+        for i in indices[done:]:
+            yield i, _read_one(doc, i)
+
+
+def _read_one(doc: Any, i: int) -> PageRead:
+    try:
+        page = doc[i]
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    try:
+        return ocr_page(page)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        page.close()
+
+
+def _read_in_worker(job: tuple[str, str | None, int]) -> PageRead:
+    """A pool worker's page: the file opened anew (PDFium's handles stay in their process);
+    a failure comes back as text, logged by the parent."""
+    from .pdfium import open_document
+
+    path, password, i = job
+    try:
+        doc = open_document(Path(path), password)
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    try:
+        return _read_one(doc, i)
+    finally:
+        doc.close()
 
 
 __all__ = ["INSTALL_HINT", "MIN_CHARS", "hocr_lines", "ocr_page", "ocr_pages", "page_dpi"]

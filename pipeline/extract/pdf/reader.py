@@ -115,8 +115,8 @@ def _extract_one(reader: Any, i: int) -> PageLines:
         return PageFailure.of(exc)
 
 
-def default_workers(n_pages: int) -> int:
-    """Processes worth starting: one per idle core, up to 4, from ``PARALLEL_MIN_PAGES``.
+def default_workers(n_pages: int, least: int = PARALLEL_MIN_PAGES) -> int:
+    """Processes worth starting: one per idle core, up to 4, from ``least`` pages.
 
     The pool's own cost is small (each worker re-opens the file: ~0.3 s for a 350-page
     manual; pickling the lines back: ~0.15 s), so it pays whenever a core is idle: with
@@ -125,7 +125,7 @@ def default_workers(n_pages: int) -> int:
     load ≥ cores) a second process only takes turns with the first, so the pages are
     read in-line. The output is the same either way.
     """
-    if n_pages < PARALLEL_MIN_PAGES:
+    if n_pages < least:
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
@@ -597,7 +597,9 @@ def _ocr_scans(pdf: PdfFile, read: _PagesRead) -> _PagesRead:
     why = ocr.unavailable() if isinstance(pdf, PdfiumFile) else _NO_RENDER
     if why is not None or not isinstance(pdf, PdfiumFile):  # only PDFium renders pages
         return replace(read, unread=tuple(i + 1 for i in scans), no_ocr=why or _NO_RENDER)
-    got = ocr.ocr_pages(pdf.doc, scans, pdf.source)
+    # a page costs Tesseract seconds: a second process pays from two pages
+    workers = default_workers(len(scans), least=2)
+    got = ocr.ocr_pages(pdf.doc, scans, pdf.source, workers=workers, password=pdf.password)
     pages = [got.get(i, lines) for i, lines in enumerate(read.pages)]
     return replace(read, pages=pages, ocr=tuple(i + 1 for i in scans))
 
