@@ -9,8 +9,9 @@ PDF by Pillow), and both are
 extracted through Folio (``extract_file``): the word accuracy of the scan's text against
 the original's. A PDF without one (a scan) is extracted as it is (no truth: no accuracy).
 Each row gives the pages OCRed, the seconds and pages per second of the whole extraction
-of the scan, and the 1-minute load average before and after (os.getloadavg()): Tesseract
-runs one page at a time, so the rate halves when the cores are shared with another job.
+of the scan, the CPU seconds per OCRed page (a measure that the machine's other work does
+not change much), and the 1-minute load average before and after (os.getloadavg()): the
+wall-clock rate falls when the cores are shared with other jobs.
 
 Word accuracy: the words (``\\w+``, NFKC, lower-cased) the scan gives, counted as a multiset
 overlap with the original's, over the original's word count — the share of the original's
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import sys
 import tempfile
 import time
@@ -98,6 +100,7 @@ class Row:
     ocr_pages: int  # of them, read by OCR
     seconds: float  # the whole extraction of the scan
     pages_per_s: float  # OCRed pages a second
+    cpu_per_page: float  # CPU seconds (this process, its pool and Tesseract) per OCRed page
     accuracy: float | None  # word accuracy against the text layer (a made scan only)
     words: int  # the original's words (a made scan), else the words read
     load_before: float
@@ -113,9 +116,9 @@ def check(path: Path, pages: int, dpi: float, work: Path) -> Row:
         truth = extract_file(part).text
         scan = make_scan(part, work / f"{path.stem}.scan.pdf", dpi=dpi)
     load_before = os.getloadavg()[0]
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _cpu()
     doc = extract_file(scan)
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, _cpu() - cpu
     ocr = len(doc.info.extra.get("ocr_pages", []))
     return Row(
         pdf=path.name if truth is None else f"{path.name} (first {pages} pages, {dpi:g} dpi)",
@@ -123,11 +126,22 @@ def check(path: Path, pages: int, dpi: float, work: Path) -> Row:
         ocr_pages=ocr,
         seconds=round(seconds, 2),
         pages_per_s=round(ocr / seconds, 3) if seconds else 0.0,
+        cpu_per_page=round(cpu / ocr, 2) if ocr else 0.0,
         accuracy=None if truth is None else round(word_accuracy(truth, doc.text), 4),
         words=sum(words(truth if truth is not None else doc.text).values()),
         load_before=round(load_before, 2),
         load_after=round(os.getloadavg()[0], 2),
     )
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (Tesseract, the
+    pool's workers and theirs)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def _is_scan(path: Path) -> bool:
@@ -154,12 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps([asdict(r) for r in rows], indent=1))
         return 0
-    print(f"{'pdf':52} pages ocr   secs  pages/s accuracy  words load")
+    print(f"{'pdf':52} pages ocr   secs  pages/s cpu/page accuracy  words load")
     for r in rows:
         acc = "-" if r.accuracy is None else f"{r.accuracy:.2%}"
         print(
             f"{r.pdf:52} {r.pages:5} {r.ocr_pages:3} {r.seconds:6.1f} {r.pages_per_s:8.3f}"
-            f" {acc:>8} {r.words:6} {r.load_before:.1f}→{r.load_after:.1f}"
+            f" {r.cpu_per_page:8.2f} {acc:>8} {r.words:6} {r.load_before:.1f}→{r.load_after:.1f}"
         )
     return 0
 

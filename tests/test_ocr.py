@@ -107,7 +107,7 @@ def test_the_render_resolution_is_the_scans_own_within_bounds() -> None:
     assert dpis[0] == 200  # a 150 dpi scan is read at the lower bound
     assert huge <= ocr.MAX_PIXELS * 1.001 and dpis[1] < 300  # 9000 x 9000 px at 300 dpi
     assert dpis[4] == 200  # a 72 dpi image
-    assert all(ocr.MIN_DPI * 0 < d <= ocr.MAX_DPI for d in dpis)
+    assert all(0 < d <= ocr.MAX_DPI for d in dpis)
 
 
 # --- scans made here ----------------------------------------------------------------------------

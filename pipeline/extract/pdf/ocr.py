@@ -64,12 +64,6 @@ def unavailable() -> str | None:
     return None
 
 
-def tesseract_version() -> str:
-    import pytesseract
-
-    return str(pytesseract.get_tesseract_version())
-
-
 @dataclass(frozen=True, slots=True)
 class Scale:
     """A rendered page: ``dpi`` pixels an inch, ``height`` in points (for y upwards)."""
