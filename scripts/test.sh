@@ -22,9 +22,10 @@ esac
 say() { echo "scripts/test.sh: $*" >&2; }
 
 # The Debian packages the tests need that this machine lacks: Python's venv module (not in
-# Debian's python3 itself), and the chromium and chromium-driver that the web reader's
+# Debian's python3 itself), the chromium and chromium-driver that the web reader's
 # browser test drives (tests/test_reader_browser.py; CHROMIUM and CHROMEDRIVER may name
-# other binaries instead).
+# other binaries instead), and Tesseract with its English data for the OCR of scanned PDFs
+# (tests/test_ocr.py).
 missing_packages() {
     local missing=()
     python3 -c "import ensurepip, venv" 2>/dev/null || missing+=(python3-venv)
@@ -34,6 +35,9 @@ missing_packages() {
     if [ -z "${CHROMEDRIVER:-}" ] && ! command -v chromedriver >/dev/null; then
         missing+=(chromium-driver)
     fi
+    if ! command -v tesseract >/dev/null; then
+        missing+=(tesseract-ocr tesseract-ocr-eng)
+    fi
     echo "${missing[@]}"
 }
 
@@ -41,7 +45,7 @@ install_packages() {
     local packages=("$@") sudo=""
     if ! command -v apt-get >/dev/null; then
         say "no apt-get: install ${packages[*]} yourself (or set CHROMIUM and CHROMEDRIVER" \
-            "to the binaries); the browser test fails, naming them, until then"
+            "to the binaries); the browser and OCR tests fail, naming them, until then"
         return 0
     fi
     if [ "$(id -u)" -ne 0 ]; then

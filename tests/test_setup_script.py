@@ -43,7 +43,8 @@ def test_the_readme_test_command_is_the_script_ci_runs() -> None:
 
 
 def bare_path(tmp_path: Path) -> str:
-    """A PATH with python3, id and the shell's tools, and no chromium or chromedriver."""
+    """A PATH with python3, id and the shell's tools, and no chromium, chromedriver or
+    tesseract."""
     tools = tmp_path / "bin"
     tools.mkdir()
     for name in ("python3", "bash", "env", "id", "dirname", "cat"):
@@ -62,10 +63,12 @@ def test_check_names_the_debian_packages_a_fresh_machine_lacks(tmp_path: Path) -
         [str(SCRIPT), "--check"], capture_output=True, text=True, env=env, timeout=60
     )
     assert run.returncode == 1, run.stderr
-    assert "missing Debian packages: chromium chromium-driver" in run.stdout
+    missing = "missing Debian packages: chromium chromium-driver tesseract-ocr tesseract-ocr-eng"
+    assert missing in run.stdout
     assert f"no test environment in {tmp_path / 'no-venv'}" in run.stdout
 
     env |= {"CHROMIUM": "/x/chromium", "CHROMEDRIVER": "/x/chromedriver"}
+    (Path(env["PATH"]) / "tesseract").symlink_to("/bin/true")  # any program of that name
     env["FOLIO_VENV"] = str(Path(sys.executable).parent.parent)
     run = subprocess.run(
         [str(SCRIPT), "--check"], capture_output=True, text=True, env=env, timeout=60

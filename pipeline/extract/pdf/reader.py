@@ -2,7 +2,9 @@
 
 The file is opened by PDFium (``document.py``: pypdf only where PDFium cannot read it);
 the text layer is PDFium's (``pdfium.py``; pypdf's visitor path stays available as
-``layer="pypdf"``), and so are the outline, page labels, metadata and encryption.
+``layer="pypdf"``), and so are the outline, page labels, metadata and encryption. A page
+without a text layer that draws an image (a scan) is read by Tesseract (``ocr.py``) when
+it is installed; its lines then go the way of every other page's.
 
 Headings, best first: the PDF outline (bookmarks placed on their pages), font-size
 evidence, flat-text heuristics (``pipeline.text.heading_lines.find_headings``). The text is
@@ -16,7 +18,7 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +33,7 @@ from ...model import Document, HeadingMode, OutlineEntry, Page, SourceInfo
 from ...text.heading_lines import find_headings
 from ..boilerplate import BoilerplateResult, detect_boilerplate
 from ..gfm import pipe_table
+from . import ocr
 from .contents import printed_contents
 from .document import PdfFile, PdfiumFile, open_pdf, open_pypdf
 from .headings import (
@@ -66,7 +69,6 @@ MONO_GLYPH_EM = 0.6  # advance width of a monospaced glyph, in font sizes
 # one monospaced line alone is code when it holds syntax, not when it is a bare name (an
 # option or a file set as a label)
 _CODE_SIGN = re.compile(r"[{}()\[\];=<>\\|$@]|::|->|\w\.\w+\(")
-_NO_TEXT_HINT = "no text layer — scanned? try the marker backend (pdf_backend=marker)"
 
 
 # --- per-page extraction (runs in worker processes for large files) ----------------------
@@ -113,8 +115,8 @@ def _extract_one(reader: Any, i: int) -> PageLines:
         return PageFailure.of(exc)
 
 
-def default_workers(n_pages: int) -> int:
-    """Processes worth starting: one per idle core, up to 4, from ``PARALLEL_MIN_PAGES``.
+def default_workers(n_pages: int, least: int = PARALLEL_MIN_PAGES) -> int:
+    """Processes worth starting: one per idle core, up to 4, from ``least`` pages.
 
     The pool's own cost is small (each worker re-opens the file: ~0.3 s for a 350-page
     manual; pickling the lines back: ~0.15 s), so it pays whenever a core is idle: with
@@ -123,7 +125,7 @@ def default_workers(n_pages: int) -> int:
     load ≥ cores) a second process only takes turns with the first, so the pages are
     read in-line. The output is the same either way.
     """
-    if n_pages < PARALLEL_MIN_PAGES:
+    if n_pages < least:
         return 1
     try:
         cores = len(os.sched_getaffinity(0))
@@ -489,7 +491,8 @@ def read_pdf(
     with open_pdf(p, password) as pdf:
         layer = _text_layer(pdf, layer)
         read = _read_pages(p, pdf, workers=workers, password=password, layer=layer)
-        _require_text(pdf, read.pages)
+        read = _ocr_scans(pdf, read)
+        _require_text(pdf, read)
         bp = detect_boilerplate([[ln.text for ln in lines] for lines in read.pages])
         kept = [[read.pages[k][i] for i in idxs] for k, idxs in enumerate(bp.kept_indices)]
         heads = _plan_headings(pdf, kept, bp, use_outline=use_outline)
@@ -506,6 +509,8 @@ def read_pdf(
         }
         if read.failed:
             extra["damaged_pages"] = [n for n, _ in read.failed]
+        if read.ocr:
+            extra["ocr_pages"] = list(read.ocr)
         info = SourceInfo(read.layer, fields["Author"], pdf.n_pages, bp.removed, extra)
     return Document(
         text=text + "\n",
@@ -541,6 +546,9 @@ class _PagesRead:
     pages: list[list[Line]]  # a damaged page has no lines
     failed: list[tuple[int, PageFailure]]  # (1-based page number, why) of each damaged page
     layer: TextLayer  # the text layer that read them
+    ocr: tuple[int, ...] = ()  # 1-based numbers of the pages Tesseract read
+    unread: tuple[int, ...] = ()  # those of the image-only pages OCR could not read
+    no_ocr: str = ""  # why OCR could not read them
 
 
 def _read_pages(
@@ -573,17 +581,65 @@ def _read_pages(
     return _PagesRead(pages, failed, layer)
 
 
-def _require_text(pdf: PdfFile, pages: Sequence[Sequence[Line]]) -> None:
-    """A typed error for a scan (mostly blank pages that hold images) or a file with no text."""
+def _ocr_scans(pdf: PdfFile, read: _PagesRead) -> _PagesRead:
+    """The pages without a text layer that draw an image, read by OCR; the other pages
+    as they were. Without OCR they stay empty, and the result says why."""
+    damaged = {n - 1 for n, _ in read.failed}
+    scans = [
+        i
+        for i, lines in enumerate(read.pages)
+        if i not in damaged
+        and sum(len(ln.text) for ln in lines) < ocr.MIN_CHARS
+        and pdf.page_has_images(i)
+    ]
+    if not scans:
+        return read
+    why = ocr.unavailable() if isinstance(pdf, PdfiumFile) else _NO_RENDER
+    if why is not None or not isinstance(pdf, PdfiumFile):  # only PDFium renders pages
+        return replace(read, unread=tuple(i + 1 for i in scans), no_ocr=why or _NO_RENDER)
+    # a page costs Tesseract seconds: a second process pays from two pages
+    workers = default_workers(len(scans), least=2)
+    got = ocr.ocr_pages(pdf.doc, scans, pdf.source, workers=workers, password=pdf.password)
+    pages = [got.get(i, lines) for i, lines in enumerate(read.pages)]
+    return replace(read, pages=pages, ocr=tuple(i + 1 for i in scans))
+
+
+_NO_RENDER = "PDFium cannot open the file, and only PDFium renders its pages"
+
+
+def _require_text(pdf: PdfFile, read: _PagesRead) -> None:
+    """A typed error for a scan (mostly blank pages that hold images) or a file with no
+    text, saying why OCR did not read it; a warning for image-only pages left unread in a
+    file that has text."""
     src, n_pages = pdf.source, pdf.n_pages
-    chars = [sum(len(ln.text) for ln in lines) for lines in pages]
+    chars = [sum(len(ln.text) for ln in lines) for lines in read.pages]
     total = sum(chars)
-    blank = [i for i, c in enumerate(chars) if c < 5]
+    blank = [i for i, c in enumerate(chars) if c < ocr.MIN_CHARS]
     if total == 0 or (len(blank) >= max(1, n_pages // 2) and total < 60 * n_pages):
-        if any(pdf.page_has_images(i) for i in blank[:20]):
-            raise NoTextLayerError(src, _NO_TEXT_HINT)
+        if read.unread:
+            raise NoTextLayerError(
+                src,
+                f"no text layer (a scanned PDF?), and OCR is not available ({read.no_ocr});"
+                f" to read it, {ocr.INSTALL_HINT}",
+            )
+        if total == 0 and read.ocr:
+            raise NoTextLayerError(
+                src, f"no text layer, and OCR found no text on its {len(read.ocr)} image page(s)"
+            )
         if total == 0:
             raise EmptyDocumentError(src, "the PDF contains no text")
+    if read.unread:
+        log.warning(
+            "%s: %d page(s) without a text layer not read (%s): OCR is not available (%s);"
+            " to read them, %s",
+            src, len(read.unread), _pages_named(read.unread), read.no_ocr, ocr.INSTALL_HINT,
+        )  # fmt: skip
+
+
+def _pages_named(numbers: Sequence[int], most: int = 5) -> str:
+    """``page 3`` or ``pages 3, 7, 9 …``."""
+    shown = ", ".join(str(n) for n in numbers[:most]) + (" …" if len(numbers) > most else "")
+    return f"page {shown}" if len(numbers) == 1 else f"pages {shown}"
 
 
 @dataclass(frozen=True, slots=True)
