@@ -116,19 +116,33 @@ def detected_headings(doc: Document) -> list[Found]:
     return out
 
 
+def _words(title: str) -> list[str]:
+    return re.findall(r"\w+", unicodedata.normalize("NFKD", title).casefold())
+
+
 def match(truth: list[dict[str, Any]], found: list[Found], paged: bool) -> dict[int, int]:
-    """Detected index → truth index: same normalized title, page ±1 (PDF), in order, once."""
+    """Detected index → truth index: same normalized title, page ±1 (PDF), in order, once.
+
+    A truth entry may carry a ``label``, its numbering ("CHAPTER I."), when its source
+    sets the numbering as a heading of its own (flat-text dev set). With a title printed
+    after it in the source, the entry's title joins both ("CHAPTER I. The Old Mint."), so
+    ``norm`` (numbering folded) matches a found "CHAPTER I. The Old Mint." or "The Old
+    Mint."; a bare label ("CHAP. II.", nothing after it) matches a found heading whose
+    leading words are that label ("CHAP. II." or "CHAP. II. Of the Otter")."""
     keys = [norm(f.title) for f in found]
+    words = [_words(f.title) for f in found]
     used = [False] * len(found)
     pairs: dict[int, int] = {}
     start = 0
     for t, entry in enumerate(truth):
         key = norm(str(entry.get("title", "")))
+        label = _words(str(entry.get("label", "")))
+        bare = bool(label) and label == _words(str(entry.get("title", "")))
         tpage = entry.get("page")
         hit = None
         for order in (range(start, len(found)), range(0, start)):
             for j in order:
-                if used[j] or keys[j] != key:
+                if used[j] or not (keys[j] == key or (bare and words[j][: len(label)] == label)):
                     continue
                 fpage = found[j].page
                 if (

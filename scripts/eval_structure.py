@@ -76,6 +76,8 @@ class BookScore:
     precise: int = 0  # of ``detected``, those that are a top-two TOC entry
     crumb_ok: int = 0
     crumb_n: int = 0
+    chapter_ok: int = 0  # chunks whose breadcrumb holds their top-level entry's title
+    chapter_n: int = 0
     spanning: int = 0  # chunks holding several top-level entries: not counted
     duplicates: int = 0
     markup: int = 0
@@ -99,6 +101,10 @@ class BookScore:
     @property
     def crumb(self) -> float:
         return self.crumb_ok / self.crumb_n if self.crumb_n else 0.0
+
+    @property
+    def chapter(self) -> float:
+        return self.chapter_ok / self.chapter_n if self.chapter_n else 0.0
 
 
 def duplicates(found: list[Found], text: str) -> int:
@@ -187,8 +193,11 @@ def structure_scores(
         if entry < 0:
             s.spanning += 1
             continue
+        crumbs = {norm(b) for b in c.breadcrumb}
         s.crumb_n += 1
-        s.crumb_ok += norm(str(truth[entry]["title"])) in {norm(b) for b in c.breadcrumb}
+        s.crumb_ok += norm(str(truth[entry]["title"])) in crumbs
+        s.chapter_n += 1
+        s.chapter_ok += norm(str(truth[ancestry(entry, t_parent)[-1]]["title"])) in crumbs
 
 
 def entry_of(c: Chunk, anchors: list[tuple[int, int]], parent: list[int]) -> int | None:

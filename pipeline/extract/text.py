@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..errors import EmptyDocumentError, EncodingError
 from ..model import Document, OutlineEntry
-from ..text.heading_lines import ATX, MIN_HEADINGS, find_headings, title_line
+from ..text.heading_lines import ATX, MIN_HEADINGS, find_heading_lines, title_line
 
 MARKDOWN_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".mdx": "mdx"}
 TEXT_SUFFIXES = {".txt": "text", ".text": "text"}
@@ -54,9 +54,11 @@ def flat_text_document(text: str, source: str) -> Document:
     title = first[1] if first else ""
     if sum(1 for line in lines if ATX.match(line)) >= MIN_HEADINGS:
         return Document(text, source, "text", "text", title, heading_mode="markdown")
-    found = find_headings(lines)
-    for i, level, _ in found:
-        lines[i] = "#" * level + " " + lines[i].strip()
+    found = find_heading_lines(lines)
+    for h in found:
+        lines[h.line] = "#" * h.level + " " + h.title
+        if h.title_line is not None:  # "CHAPTER I." + "The Old Mint.": one heading line
+            lines[h.title_line] = ""
     starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
-    outline = tuple(OutlineEntry(level, t, None, starts[i]) for i, level, t in found)
+    outline = tuple(OutlineEntry(h.level, h.title, None, starts[h.line]) for h in found)
     return Document("\n".join(lines), source, "text", "text", title, "heuristic", outline=outline)

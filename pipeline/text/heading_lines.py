@@ -7,9 +7,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from .fences import fenced_lines
-from .toc import TocEntry, find_toc, standalone
+from .labels import bare_numeral, label_only, numeral_sequences, title_after
+from .titles import title_case
+from .toc import TocEntry, find_toc, is_prose, running_lines, standalone
+from .underlines import underlined_headings
 
 ATX = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _ROMAN = r"[IVXLCDM]+"
@@ -19,36 +23,10 @@ _NUMBER_WORDS = (
 )
 _PART = re.compile(rf"(?i:part|book)\s+(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$")
 _CHAPTER = re.compile(
-    rf"(?i:chapter|appendix|section|lecture|lesson)\s+(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
+    rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
 )
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
-_SMALL_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "as",
-        "at",
-        "but",
-        "by",
-        "for",
-        "from",
-        "in",
-        "into",
-        "nor",
-        "of",
-        "on",
-        "or",
-        "over",
-        "per",
-        "the",
-        "to",
-        "up",
-        "via",
-        "vs",
-        "with",
-    ]
-)
+_PAGE_REFERENCE = re.compile(r",\s*\d{1,4}(?:[-–]\d{1,4})?$")
 _END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", '"', "”", ")")
 MAX_HEADING_CHARS = 90
 MIN_HEADINGS = 3  # fewer markdown (ATX) headings than this: the heuristics decide
@@ -64,39 +42,51 @@ def heading_level(line: str) -> tuple[int, str] | None:
     text = line.strip()
     if not text or len(text) > MAX_HEADING_CHARS or "\t" in text:
         return None
+    if _PAGE_REFERENCE.search(text):
+        return None  # "Bach, C.P.E., 180, 185": an index entry's page numbers
     if _PART.match(text):
         return 1, text
     if _CHAPTER.match(text):
         return 2, text
     m = _NUMBERED.match(text)
-    if m and _title_like(m.group(2)) and not m.group(2).rstrip().endswith((".", ",", ";")):
+    if m and title_case(m.group(2)) and not m.group(2).rstrip().endswith((".", ",", ";")):
         return min(6, m.group(1).count(".") + 2), text
     words = text.split()
+    letters = [c for c in text if c.isalpha()]
+    caps = len(letters) >= 3 and all(c.isupper() for c in letters)
+    if caps and len(words) <= 8 and text.endswith(".") and not text.endswith(".."):
+        return 2, text  # "PREFACE.", "EPOCH THE FIRST.": capitals, a printer's period
     if len(words) > MAX_HEADING_WORDS or text.endswith(_END_PUNCT[:6]):
         return None
-    letters = [c for c in text if c.isalpha()]
     if len(letters) < 2:
         return None
-    if all(c.isupper() for c in letters) and len(letters) >= 3:
+    if caps:
         return 2, text
-    if len(words) <= 8 and _title_like(text) and words[0][:1].isupper():
+    if len(words) <= 8 and title_case(text) and words[0][:1].isupper():
         return 3, text
     return None
 
 
-def _title_like(text: str) -> bool:
-    words = [w.strip("()[]'\"“”‘’") for w in text.split()]
-    content = [w for w in words if w and w.lower() not in _SMALL_WORDS]
-    if not content:
-        return False
-    capital = sum(1 for w in content if w[0].isupper() or w[0].isdigit())
-    return capital == len(content)
+@dataclass(frozen=True, slots=True)
+class HeadingLine:
+    line: int
+    level: int
+    title: str
+    title_line: int | None = None  # a line joined to the heading: a label's title, an underline
 
 
 def find_headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(line index, level, title) of the heading lines of a flat text.
+    """(line index, level, title) of the heading lines of a flat text (see
+    ``find_heading_lines``; a joined title line is left where it is)."""
+    return [(h.line, h.level, h.title) for h in find_heading_lines(lines)]
 
-    A contents block, when the text has one, names the headings (its own lines stay text);
+
+def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
+    """The heading lines of a flat text.
+
+    Underlined titles (a row of ``*``, ``=``, ``-`` below), when the text has at least
+    ``MIN_HEADINGS``, are the headings, ranked by underline character. Else a contents
+    block, when the text has one, names the headings (its own lines stay text);
     otherwise lines that stand alone (blank or no line before and after) and look like
     headings are. The title line at the top is never a heading. Levels come from the
     contents' indentation or from each pattern family's rank, the same through the book,
@@ -106,27 +96,133 @@ def find_headings(lines: list[str]) -> list[tuple[int, int, str]]:
     start = 0 if first is None else first[0] + 1
     code = fenced_lines("\n".join(lines))
     lines = ["" if i in code else line for i, line in enumerate(lines)]
-    toc = find_toc(lines, start)
+    start, end = body_bounds(lines, start)
+    lines = [line if start <= i < end else "" for i, line in enumerate(lines)]
+    top = next((line.strip() for line in lines if line.strip()), "")
+    # the document's title, underlined at the top or again over its top node, is no heading
+    underlined = [u for u in underlined_headings(lines, start) if u.title != top]
+    if len(underlined) >= MIN_HEADINGS:  # underlines are evidence enough, as ATX marks are
+        dense_rank = {r: n + 1 for n, r in enumerate(sorted({u.rank for u in underlined}))}
+        return [HeadingLine(u.line, dense_rank[u.rank], u.title, u.line + 1) for u in underlined]
+    furniture = frozenset(running_lines(lines))
+    toc = find_toc(lines, start, furniture)
     if toc:
         ranks = _toc_ranks(toc)
         found = [
             (e.target, rank, lines[e.target].strip()) for e, rank in zip(toc, ranks, strict=True)
         ]
     else:
-        found = []
-        for i in range(start, len(lines)):
-            if standalone(lines, i):
-                hit = heading_level(lines[i])
-                if hit is not None:
-                    found.append((i, hit[0], hit[1]))
-    dense = {level: n + 1 for n, level in enumerate(sorted({lvl for _, lvl, _ in found}))}
-    return [(i, dense[level], title) for i, level, title in found]
+        found = _standalone_headings(lines, start)
+    joined = join_labels(lines, found)
+    dense = {level: n + 1 for n, level in enumerate(sorted({h.level for h in joined}))}
+    return [HeadingLine(h.line, dense[h.level], h.title, h.title_line) for h in joined]
+
+
+def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, str]]:
+    """Lines standing alone that look like headings; bare numerals ("XIV") only in
+    sequence (``labels.numeral_sequences``), at the chapter rank."""
+    found: list[tuple[int, int, str]] = []
+    numerals: list[tuple[int, int]] = []
+    for i in range(start, len(lines)):
+        if standalone(lines, i) and not in_short_run(lines, i) and not is_prose(lines[i]):
+            value = bare_numeral(lines[i])
+            if value is not None:
+                numerals.append((i, value))
+                continue
+            hit = heading_level(lines[i])
+            if hit is not None:
+                found.append((i, hit[0], hit[1]))
+    chapters = numeral_sequences(numerals)
+    found += [(i, 2, lines[i].strip()) for i, _ in numerals if i in chapters]
+    return sorted(found)
+
+
+def join_labels(lines: list[str], found: list[tuple[int, int, str]]) -> list[HeadingLine]:
+    """Headings whose line is only a numbering label ("CHAPTER I.", "II") take the short
+    title line after them ("CHAPTER I. The Old Mint."); a heading right after an unnamed
+    label line moves up to it the same way (a contents block named the title only)."""
+    at = {i: (level, title) for i, level, title in found}
+    out: list[HeadingLine] = []
+    consumed: set[int] = set()
+    for i, level, title in found:
+        if i in consumed:
+            continue
+        if label_only(lines[i]):
+            hit = title_after(lines, i)
+            if hit is not None:
+                consumed.add(hit.title_line)
+                level = min(level, at.get(hit.title_line, (level, ""))[0])
+                out.append(HeadingLine(i, level, hit.title, hit.title_line))
+                continue
+        p = _label_before(lines, i)
+        hit = title_after(lines, p) if p is not None and p not in at else None
+        if p is not None and hit is not None and hit.title_line == i:
+            out.append(HeadingLine(p, level, hit.title, i))
+            continue
+        out.append(HeadingLine(i, level, title))
+    return out
+
+
+def _label_before(lines: list[str], i: int) -> int | None:
+    """The label line standing alone just before line ``i`` (blank lines between), if any."""
+    p = i - 1
+    while p >= 0 and i - p <= 4 and not lines[p].strip():
+        p -= 1
+    if p < 0 or p == i - 1 or not standalone(lines, p) or not label_only(lines[p]):
+        return None
+    return p
+
+
+_BOOK_START = re.compile(r"^\*{3} ?START OF (?:THE|THIS) PROJECT GUTENBERG", re.IGNORECASE)
+_BOOK_END = re.compile(r"^\*{3} ?END OF (?:THE|THIS) PROJECT GUTENBERG", re.IGNORECASE)
+SHORT_LINE = 60
+MIN_RUN = 4
+
+
+def body_bounds(lines: Sequence[str], start: int) -> tuple[int, int]:
+    """The lines that can hold headings: inside a Project Gutenberg edition's start and end
+    marker lines (its header and licence are not the book), else all from ``start``."""
+    begin = next((i + 1 for i, ln in enumerate(lines) if _BOOK_START.match(ln)), start)
+    end = next((i for i in range(begin, len(lines)) if _BOOK_END.match(lines[i])), len(lines))
+    return max(start, begin), end
+
+
+def in_short_run(lines: Sequence[str], i: int) -> bool:
+    """Line ``i`` sits in a run of at least ``MIN_RUN`` short lines (at most one blank
+    line between two): a list, an index, a table of figures, verse or an example, whose
+    lines are items, not headings. A heading stands between paragraphs."""
+
+    def short(j: int) -> bool:  # indented lines are code or a quotation, not items
+        line = lines[j] if 0 <= j < len(lines) else ""
+        text = line.strip()
+        return (
+            0 < len(text) <= SHORT_LINE
+            and not line.startswith("    ")
+            and not text.endswith((".", "!", "?", '"', "”"))  # sentences: prose
+        )
+
+    def neighbours(step: int) -> int:
+        n, j = 0, i + step
+        while True:
+            if short(j):
+                n, j = n + 1, j + step
+            elif 0 <= j < len(lines) and not lines[j].strip() and short(j + step):
+                j += step
+            else:
+                return n
+
+    text = lines[i].strip()
+    if _PART.match(text) or _CHAPTER.match(text) or _NUMBERED.match(text):
+        return False  # a numbered heading is evidence enough
+    return short(i) and 1 + neighbours(-1) + neighbours(1) >= MIN_RUN
 
 
 def _toc_ranks(toc: list[TocEntry]) -> list[int]:
-    """Each entry's rank: by indentation when the block is indented, else by the pattern
-    family of its title (entries of no numbered family rank with the shallowest one)."""
-    if len({e.indent for e in toc}) > 1:
+    """Each entry's rank: by indentation when the block is indented (unless the titles
+    all start in one column and only right-aligned numbers move the line starts:
+    "   I.", "  II.", " III."), else by the pattern family of its title (entries of no
+    numbered family rank with the shallowest one)."""
+    if len({e.indent for e in toc}) > 1 and len({e.column for e in toc}) > 1:
         return [e.indent for e in toc]
     families = [_family(e.title) for e in toc]
     top = min((f for f in families if f is not None), default=0)

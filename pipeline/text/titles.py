@@ -31,3 +31,42 @@ _ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31}
 def plain_title(text: str) -> str:
     """A title as plain text: entities left escaped by the source decoded, spacing collapsed."""
     return " ".join(_ENTITY.sub(lambda m: html.unescape(m.group()), text).split())
+
+
+_SMALL_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "but",
+        "by",
+        "for",
+        "from",
+        "in",
+        "into",
+        "nor",
+        "of",
+        "on",
+        "or",
+        "over",
+        "per",
+        "the",
+        "to",
+        "up",
+        "via",
+        "vs",
+        "with",
+    ]
+)
+
+
+def title_case(text: str) -> bool:
+    """Whether every content word starts with a capital or a digit ("The Old Mint")."""
+    words = [w.strip("()[]'\"“”‘’") for w in text.split()]
+    content = [w for w in words if w and w.lower() not in _SMALL_WORDS]
+    if not content:
+        return False
+    capital = sum(1 for w in content if w[0].isupper() or w[0].isdigit())
+    return capital == len(content)

@@ -22,6 +22,15 @@ MIN_ENTRIES = 3
 MIN_SHARE = 0.5  # of the block's lines whose titles come back in the body
 MAX_GAP = 2  # blank lines allowed between two entries of one block
 MAX_MISSES = 5
+_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+(?=\S)", re.IGNORECASE)
+_SENTENCE_END = (".", ",", ";", ":", "!")
+MAX_ENTRY_WORDS = 14
+_CODE = re.compile(r"[;{}]\s*$|::|->|=>|\(\)")
+_COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
+MIN_REPEATS = 4
+_LABELLED = re.compile(
+    r"^\s*(?:(?:chapter|chap\.|part|book|section|appendix)\s+\S|\d+(?:\.\d+)*\.?\s)", re.IGNORECASE
+)
 _LEADER = re.compile(r"(?:\s*[.·…]){2,}\s*\S*$|\s{2,}(?:\d{1,4}|[ivxlc]{1,7})$", re.IGNORECASE)
 
 
@@ -29,8 +38,43 @@ _LEADER = re.compile(r"(?:\s*[.·…]){2,}\s*\S*$|\s{2,}(?:\d{1,4}|[ivxlc]{1,7})
 class TocEntry:
     line: int  # the entry's line in the contents block
     indent: int
+    column: int  # where the title starts, after a leading number
     title: str
     target: int  # the body line it names
+
+
+def title_column(line: str) -> int:
+    """Where an entry's title starts, after any leading number: right-aligned numbers
+    ("   I.", "  II.", " III.") shift the line start, not the title."""
+    m = _NUMBER.match(line)
+    return m.end() if m else len(line) - len(line.lstrip())
+
+
+def running_lines(lines: Sequence[str]) -> set[int]:
+    """Running heads and feet of paged plain text (an RFC's "RFC 8446   TLS   August 2018"
+    and "Rescorla   Standards Track   [Page 5]"): lines laid out in three columns that
+    come back, numbers aside, at least ``MIN_REPEATS`` times."""
+    keys: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if _COLUMNS.search(line):
+            keys.setdefault(re.sub(r"\d+", "#", line.strip()), []).append(i)
+    return {i for found in keys.values() if len(found) >= MIN_REPEATS for i in found}
+
+
+def is_prose(line: str) -> bool:
+    """A line that reads as code or as a sentence, not a contents entry or a heading: code
+    punctuation, very many words, a colon's lead-in, or a long sentence's end."""
+    title = entry_title(line)
+    words = title.split()
+    if _CODE.search(line):
+        return True
+    if _LABELLED.match(line):
+        return len(words) > 2 * MAX_ENTRY_WORDS  # "Chapter 120. The Deck Towards ... Watch."
+    return (
+        len(words) > MAX_ENTRY_WORDS
+        or (len(words) > 3 and title.endswith(":"))
+        or (len(words) > 10 and title.endswith(_SENTENCE_END))
+    )
 
 
 def entry_title(line: str) -> str:
@@ -46,9 +90,13 @@ def standalone(lines: Sequence[str], i: int) -> bool:
     )
 
 
-def find_toc(lines: Sequence[str], start: int = 0) -> list[TocEntry]:
+def find_toc(
+    lines: Sequence[str], start: int = 0, furniture: frozenset[int] = frozenset()
+) -> list[TocEntry]:
     """The entries of the best contents block at or after line ``start`` (most entries
-    found in the body), each with the body line it names; [] when there is none."""
+    found in the body), each with the body line it names; [] when there is none.
+    ``furniture`` lines (running heads and feet) are passed over, so a block can run
+    across a page break."""
     where: dict[str, list[int]] = {}
     for i in range(start, len(lines)):
         if standalone(lines, i) and len(lines[i]) <= MAX_ENTRY_CHARS:
@@ -56,14 +104,16 @@ def find_toc(lines: Sequence[str], start: int = 0) -> list[TocEntry]:
     best: list[TocEntry] = []
     i = start
     while i < len(lines):
-        block, end = _block(lines, i, where)
+        block, end = _block(lines, i, where, furniture)
         if len(block) > len(best):
             best = block
         i = max(end, i + 1)
     return best
 
 
-def _block(lines: Sequence[str], i: int, where: dict[str, list[int]]) -> tuple[list[TocEntry], int]:
+def _block(
+    lines: Sequence[str], i: int, where: dict[str, list[int]], furniture: frozenset[int]
+) -> tuple[list[TocEntry], int]:
     """The contents block starting at line ``i``, if one does, and the line after it.
 
     The block runs over short lines while titles keep coming back in the body: it ends at
@@ -76,13 +126,18 @@ def _block(lines: Sequence[str], i: int, where: dict[str, list[int]]) -> tuple[l
     tried = tried_at_last = blanks = misses = 0
     for j in range(i, len(lines)):
         text = lines[j].strip()
+        if j in furniture:
+            blanks = 0
+            continue
         if not text:
+            if _before_furniture(lines, j, furniture):
+                continue  # the blank lines of a page break
             blanks += 1
             if blanks > MAX_GAP:
                 break
             continue
         blanks = 0
-        if len(text) > MAX_ENTRY_CHARS:
+        if len(text) > MAX_ENTRY_CHARS or is_prose(text):
             break
         key = norm_title(entry_title(text))
         if key in keys and standalone(lines, j):
@@ -105,6 +160,15 @@ def _block(lines: Sequence[str], i: int, where: dict[str, list[int]]) -> tuple[l
     if distinct < MIN_ENTRIES or distinct < MIN_SHARE * tried_at_last:
         return [], end
     return _targets(lines, hits, end, where), end
+
+
+def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:
+    """Whether only blank lines (at most a page's bottom margin) lie between line ``j`` and a
+    running head or foot."""
+    k = j
+    while k < len(lines) and k - j < 8 and not lines[k].strip():
+        k += 1
+    return k in furniture
 
 
 def _targets(
@@ -138,5 +202,7 @@ def _targets(
         t, n = items[k]
         h = hits[n]
         indent = len(lines[h]) - len(lines[h].lstrip())
-        entries.append(TocEntry(h, indent, entry_title(lines[h].strip()), t))
+        entries.append(
+            TocEntry(h, indent, title_column(lines[h]), entry_title(lines[h].strip()), t)
+        )
     return entries if len(entries) >= MIN_ENTRIES else []

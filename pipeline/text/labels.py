@@ -1,0 +1,137 @@
+"""Flat text: numbering labels printed on a line of their own.
+
+Printed books often set a chapter's numbering and its title on two lines ("CHAPTER I."
+then "The Widow and her Child."), or only a roman numeral between blank lines ("XIV").
+A label line followed by a short title line is one heading joining both; bare numerals
+count as chapters only when they run in sequence (I, II, III…), the guard that keeps a
+poem's stanza numbers or a list's items out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .titles import title_case
+
+_ROMAN = r"[IVXLCDM]+"
+_ORDINALS = (
+    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last"
+)
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
+    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
+)
+_KEYWORD = r"chapter|chap\.|book|part|epoch|canto|stave|letter|lecture|section|appendix|volume"
+LABEL = re.compile(
+    rf"(?i:(?P<kw>{_KEYWORD})\s+)?"
+    rf"(?P<num>\d{{1,3}}|{_ROMAN}|(?i:the\s+(?:{_ORDINALS}))|(?i:{_NUMBER_WORDS}))\.?$"
+)
+MAX_TITLE_CHARS = 80
+MAX_TITLE_WORDS = 12
+MAX_BLANKS = 3  # blank lines allowed between a label and its title
+MIN_SEQUENCE = 3  # bare numerals in sequence before they count as chapters
+_ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
+
+
+def label_only(line: str) -> bool:
+    """Whether a line is only a numbering label: "CHAPTER I.", "BOOK THE FIRST", "II."."""
+    return LABEL.fullmatch(line.strip()) is not None
+
+
+def bare_numeral(line: str) -> int | None:
+    """The value of a line holding only a numeral ("XIV", "II.", "7"), else None."""
+    m = LABEL.fullmatch(line.strip())
+    if m is None or m.group("kw"):
+        return None
+    return numeral_value(m.group("num"))
+
+
+def numeral_value(token: str) -> int | None:
+    """An arabic or a well-formed roman numeral's value (None for anything else)."""
+    if token.isdigit():
+        return int(token)
+    s = token.lower()
+    if not s or any(c not in _ROMAN_VALUES for c in s):
+        return None
+    total = 0
+    for a, b in zip(s, [*s[1:], ""], strict=True):
+        v = _ROMAN_VALUES[a]
+        total += -v if b and _ROMAN_VALUES[b] > v else v
+    return total if _to_roman(total) == s else None
+
+
+def _to_roman(n: int) -> str:
+    out = ""
+    for v, r in (
+        (1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "xc"),
+        (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i"),
+    ):  # fmt: skip
+        while n >= v:
+            out, n = out + r, n - v
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    title: str  # the label and the title, one heading
+    title_line: int  # the line the title came from, now part of the heading
+
+
+def title_after(lines: Sequence[str], i: int) -> Joined | None:
+    """The heading joining label line ``i`` with the short title line after it (at most
+    ``MAX_BLANKS`` blank lines between; the title standing alone, not indented as verse or
+    code, not a label itself, and set off by two blank lines or set as a title: capitals,
+    Title Case or italics), or None."""
+    j = i + 1
+    while j < len(lines) and j - i <= MAX_BLANKS and not lines[j].strip():
+        j += 1
+    if j >= len(lines) or j == i + 1 or not lines[j].strip():
+        return None
+    line = lines[j]
+    text = line.strip()
+    if j + 1 < len(lines) and lines[j + 1].strip():
+        return None  # a paragraph, not a title line
+    if line.startswith("  ") or label_only(text) or len(text) > MAX_TITLE_CHARS:
+        return None
+    bare = text.strip("_*")
+    if len(bare.split()) > MAX_TITLE_WORDS or not bare[:1].isupper():
+        return None
+    if not (_set_off(lines, j) or bare != text or bare.isupper() or title_case(bare)):
+        return None  # a sentence-case line with no more room after it than a paragraph's
+    return Joined(f"{lines[i].strip()} {bare}", j)
+
+
+def _set_off(lines: Sequence[str], j: int) -> bool:
+    """Whether line ``j`` is followed by at least two blank lines: a title set off from
+    the text, as printed editions do; a verse line or a paragraph is followed by one."""
+    return all(k < len(lines) and not lines[k].strip() for k in (j + 1, j + 2))
+
+
+def numeral_sequences(values: Sequence[tuple[int, int]]) -> set[int]:
+    """Of (line, value) bare numerals in text order, the lines of chains counting up by
+    one (each at least ``MIN_SEQUENCE`` long, longest first, never interleaved with a
+    chain already taken): I, II, III… are chapters, a stray "IV." is not."""
+    best = [1] * len(values)
+    back = [-1] * len(values)
+    last_at: dict[int, int] = {}  # value -> latest index holding it
+    for k, (_, v) in enumerate(values):
+        p = last_at.get(v - 1)
+        if p is not None:
+            best[k], back[k] = best[p] + 1, p
+        last_at[v] = k
+    taken: set[int] = set()
+    spans: list[tuple[int, int]] = []
+    for k in sorted(range(len(values)), key=lambda k: -best[k]):
+        if best[k] < MIN_SEQUENCE:
+            break
+        chain = [k]
+        while back[chain[-1]] >= 0:
+            chain.append(back[chain[-1]])
+        lo, hi = values[chain[-1]][0], values[chain[0]][0]
+        if any(k2 in taken for k2 in chain) or any(a <= hi and lo <= b for a, b in spans):
+            continue
+        taken.update(chain)
+        spans.append((lo, hi))
+    return {values[k][0] for k in taken}

@@ -1,0 +1,189 @@
+"""Flat-text structure rules learnt on the ``eval/flat-text`` tuning half: a contents block
+that runs across an RFC's page break, right-aligned contents numbers, a list of short lines
+that is no heading run, code and prose that are no contents block, the Project Gutenberg
+header and licence that hold no headings, a numbering line joined with its title line,
+bare numerals in sequence, index lines with page numbers, and underlined headings."""
+
+from __future__ import annotations
+
+from pipeline.extract.text import flat_text_document
+from pipeline.text.heading_lines import find_heading_lines, find_headings
+from pipeline.text.toc import running_lines
+
+PROSE = " ".join(["The protocol sends each message once and waits for an answer."] * 6)
+
+
+def _found(text: str) -> list[tuple[str, int]]:
+    lines = text.split("\n")
+    return [(lines[i].strip(), level) for i, level, _ in find_headings(lines)]
+
+
+def _page(n: int) -> str:
+    """An RFC page break: foot, form feed, head."""
+    return (
+        f"\n\n\nDoe                          Standards Track                    [Page {n}]\n"
+        f"\fRFC 9999                        Example                        May 2020\n\n"
+    )
+
+
+def test_numbered_sections_and_a_contents_block_across_a_page_break() -> None:
+    contents = (
+        "Table of Contents\n\n"
+        "   1.  Introduction . . . . . . . . . . . . . . . . . . . . .  2\n"
+        "     1.1.  Terminology  . . . . . . . . . . . . . . . . . . .  2\n"
+        + _page(1)
+        + "   2.  Message Format . . . . . . . . . . . . . . . . . . .  3\n"
+        "     2.1.  Header Fields  . . . . . . . . . . . . . . . . . .  3\n"
+        "   3.  Security Considerations  . . . . . . . . . . . . . . .  4\n"
+    )
+    body = "".join(
+        f"{h}\n\n   {PROSE}\n\n   {PROSE}\n" + _page(n + 2)
+        for n, h in enumerate(
+            [
+                "1.  Introduction",
+                "1.1.  Terminology",
+                "2.  Message Format",
+                "2.1.  Header Fields",
+                "3.  Security Considerations",
+            ]
+        )
+    )
+    text = f"Example Protocol\n\n{contents}\n{_page(2)}{body}"
+    assert len(running_lines(text.split("\n"))) >= 8
+    assert _found(text) == [
+        ("1.  Introduction", 1),
+        ("1.1.  Terminology", 2),
+        ("2.  Message Format", 1),
+        ("2.1.  Header Fields", 2),
+        ("3.  Security Considerations", 1),
+    ]
+
+
+def test_an_example_index_and_a_list_of_plates_are_not_headings() -> None:
+    index = "\n\n".join(["Dogs", "breeding, 90–91", "Feeding Times", "Kennels", "Leads"])
+    plates = "\n\n".join(["VIOLIN", "VIOLONCELLO", "PICCOLO FLUTE", "OBOE", "BASSOON"])
+    text = (
+        f"A Guide\n\n{PROSE}\n\nChapter 1\n\n{PROSE}\n\n{index}\n\n{PROSE}\n\n"
+        f"Chapter 2\n\n{PROSE}\n\n{plates}\n\n{PROSE}\n"
+    )
+    assert _found(text) == [("Chapter 1", 1), ("Chapter 2", 1)]
+
+
+def test_right_aligned_contents_numbers_do_not_make_levels() -> None:
+    contents = "CONTENTS.\n\n" + "\n\n".join(
+        f"{n:>5}.  {t}" for n, t in [("I", "THE VIOLIN"), ("II", "THE CHIEF"), ("III", "THE BEAR")]
+    )
+    body = "\n\n".join(
+        f"CHAPTER {n}.\n\n{t}.\n\n{PROSE}"
+        for n, t in [("I", "THE VIOLIN"), ("II", "THE CHIEF"), ("III", "THE BEAR")]
+    )
+    levels = {level for _, level in _found(f"A Story\n\n{contents}\n\n{body}\n")}
+    assert levels == {1}
+
+
+def test_repeated_code_and_prose_are_no_contents_block() -> None:
+    code = "    use futures::Future;\n\n    fn poll() -> Poll { ... }\n\n    let x = f();"
+    text = (
+        f"A Manual\n\n{PROSE}\n\nGetting Started\n\n{code}\n\n{PROSE}\n\n"
+        f"Advanced Use\n\n{code}\n\n{PROSE}\n"
+    )
+    assert _found(text) == [("Getting Started", 1), ("Advanced Use", 1)]
+
+
+def test_gutenberg_header_and_licence_hold_no_headings() -> None:
+    text = (
+        "The Project Gutenberg EBook of A Story\n\nTitle: A Story\n\nAuthor: Some One\n\n"
+        "*** START OF THIS PROJECT GUTENBERG EBOOK A STORY ***\n\n"
+        f"CHAP. I.\n\n{PROSE}\n\nCHAP. II.\n\n{PROSE}\n\n"
+        "*** END OF THIS PROJECT GUTENBERG EBOOK A STORY ***\n\n"
+        f"Section 1. General Terms of Use\n\n{PROSE}\n"
+    )
+    assert _found(text) == [("CHAP. I.", 1), ("CHAP. II.", 1)]
+
+
+def _titles(text: str) -> list[tuple[str, int]]:
+    return [(h.title, h.level) for h in find_heading_lines(text.split("\n"))]
+
+
+def test_a_numbering_line_and_the_title_line_after_it_are_one_heading() -> None:
+    chapters = [("I", "The Widow and her Child."), ("II", "The Old Mint."), ("III", "THE STORM.")]
+    body = "".join(f"\n\n\nCHAPTER {n}.\n\n{t}\n\n\n{PROSE}\n\n{PROSE}\n" for n, t in chapters)
+    text = f"A Romance\n\n{PROSE}\n{body}"
+    assert _titles(text) == [
+        ("CHAPTER I. The Widow and her Child.", 1),
+        ("CHAPTER II. The Old Mint.", 1),
+        ("CHAPTER III. THE STORM.", 1),
+    ]
+    doc = flat_text_document(text, "romance.txt")
+    assert "# CHAPTER II. The Old Mint.\n" in doc.text
+    assert doc.text.count("The Old Mint.") == 1  # the title line became part of the heading
+
+
+def test_a_numbering_line_before_a_paragraph_keeps_its_own_title() -> None:
+    body = "".join(f"\n\nCHAPTER {n}.\n\n{PROSE}\n" for n in ("I", "II", "III"))
+    assert _titles(f"A Story\n\n{PROSE}\n{body}") == [
+        ("CHAPTER I.", 1),
+        ("CHAPTER II.", 1),
+        ("CHAPTER III.", 1),
+    ]
+
+
+def test_bare_numerals_are_chapters_only_in_sequence() -> None:
+    stanza = "    By many a highwayman many a draught\n    Of nutty-brown ale was quaft,"
+    body = (
+        f"\n\n\nI\n\n\n{PROSE}\n\nVII.\n\n{stanza}\n\n{PROSE}\n\n\n\nII\n\n\n{PROSE}\n\n\n\n"
+        f"III\n\n\n{PROSE}\n\n\n\nIV\n\n\n{PROSE}\n\n\n\nXL\n\n\n{PROSE}\n"
+    )
+    assert _titles(f"A Novel\n\n{PROSE}\n{body}") == [
+        ("I", 1),
+        ("II", 1),
+        ("III", 1),
+        ("IV", 1),
+    ]
+
+
+def test_index_lines_with_page_numbers_are_not_headings() -> None:
+    index = "\n\n".join(["Bach, C.P.E., 180, 185", "Halle, Lady, 320", "Xylophone, 111"])
+    text = f"A Guide\n\n{PROSE}\n\nChapter 1\n\n{PROSE}\n\nIndex\n\n{PROSE}\n\n{index}\n"
+    assert [t for t, _ in _titles(text)] == ["Chapter 1", "Index"]
+
+
+def test_underlined_headings_rank_by_their_underline() -> None:
+    text = (
+        "GNU tool\n1 Introduction\n2 Invoking tool\n  2.1 Options\n\nGNU tool\n********\n\n"
+        f"{PROSE}\n\n1 Introduction\n**************\n\n{PROSE}\n\n"
+        f"2 Invoking ‘tool’\n*****************\n\n{PROSE}\n\n"
+        f"2.1 Options\n===========\n\n{PROSE}\n\n     Example\n     -------\n\n"
+        f"2.1.1 Matching Control\n----------------------\n\n{PROSE}\n"
+    )
+    assert _titles(text) == [
+        ("1 Introduction", 1),
+        ("2 Invoking ‘tool’", 1),
+        ("2.1 Options", 2),
+        ("2.1.1 Matching Control", 3),
+    ]
+    doc = flat_text_document(text, "tool.txt")
+    assert "## 2.1 Options\n\n" in doc.text
+    assert "===" not in doc.text  # the underline went with its heading
+
+
+def test_an_indented_contents_block_with_numbered_chapters_keeps_its_levels() -> None:
+    entries = ["Preface", "    Conventions", "1. Introduction", "    The Famine", "2. Building"]
+    contents = "Contents\n\n" + "\n".join(entries)
+    body = "\n\n".join(f"{e.strip()}\n\n{PROSE}" for e in entries)
+    assert _found(f"A Book\n\n{contents}\n\n{body}\n") == [
+        ("Preface", 1),
+        ("Conventions", 2),
+        ("1. Introduction", 1),
+        ("The Famine", 2),
+        ("2. Building", 1),
+    ]
+
+
+def test_a_verse_line_after_a_section_number_is_not_its_title() -> None:
+    verses = ["Whoever you are, to you endless announcements!", "Blow again trumpeter—conjure."]
+    body = "".join(
+        f"\n\n{n}\n\n{v}\n\nAnd more of the poem runs on here,\nline after line.\n"
+        for n, v in zip(("1", "2", "3"), [*verses, verses[0]], strict=True)
+    )
+    assert _titles(f"Song of Myself\n\n{PROSE}\n{body}") == [("1", 1), ("2", 1), ("3", 1)]
