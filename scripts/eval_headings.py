@@ -39,6 +39,7 @@ from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
 from pipeline.model import Document  # noqa: E402
+from pipeline.text.fences import fenced_lines  # noqa: E402
 
 _NUM = re.compile(
     r"^(?:(?:chapter|part|section|appendix|kapitel|teil|lecture)\b\.?\s*)?"
@@ -108,11 +109,17 @@ class Found:
 
 
 def detected_headings(doc: Document) -> list[Found]:
-    """Every ATX heading line of the text, with its page (0-based) and offset."""
+    """Every ATX heading line of the text outside code fences (a ``# comment`` of a listing
+    is code), with its page (0-based) and offset."""
     out: list[Found] = []
     pages = doc.pages
-    k = 0
+    fenced = fenced_lines(doc.text)
+    k = line = at = 0
     for m in _ATX.finditer(doc.text):
+        line += doc.text.count("\n", at, m.start())
+        at = m.start()
+        if line in fenced:
+            continue
         page: int | None = None
         if pages:
             while k + 1 < len(pages) and pages[k].char_end <= m.start():
