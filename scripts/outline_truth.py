@@ -33,7 +33,7 @@ def outline_entries(path: Path) -> list[dict[str, Any]]:
             title = " ".join(str(it.title or "").split())
             try:
                 page = reader.get_destination_page_number(it)
-            except Exception:  # noqa: BLE001  (a broken destination: the entry is left out)
+            except Exception:  # a broken destination: the entry is left out
                 page = None
             if title and page is not None and page >= 0:
                 out.append({"level": level, "title": title, "page": page})
