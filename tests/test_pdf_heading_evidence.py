@@ -14,6 +14,7 @@ fpdf = pytest.importorskip("fpdf")
 from pipeline.extract.pdf.contents import printed_contents  # noqa: E402
 from pipeline.extract.pdf.heading_evidence import (  # noqa: E402
     Head,
+    Listing,
     drop_below_contents,
     drop_dense_styles,
     drop_out_of_sequence,
@@ -182,19 +183,33 @@ def test_sequence_restarts_after_a_contents_page_and_skips_short_gaps() -> None:
     assert drop_out_of_sequence(heads) == heads
     listing = [_head(4, "2.1 Data"), _head(4, "12 return x"), _head(4, "2.2 More")]
     assert drop_out_of_sequence(listing) == [listing[0], listing[2]]
+    # a numbered list that runs on from its section number: the next section ignores it
+    items = [_head(5, "6.5 Catcodes"), _head(5, "7 superscript"), _head(5, "8 subscript")]
+    items += [_head(6, "6.6 Warnings"), _head(7, "7 Links")]
+    assert drop_out_of_sequence(items) == [items[0], items[3], items[4]]
 
 
 def test_dense_styles_go_but_the_contents_and_numbers_keep_theirs() -> None:
     labels = [_head(p, f"Trick {p}.{k}", 10, False) for p in (1, 2) for k in range(5)]
     sections = [_head(1, "1.1 Graphs"), _head(2, "1.2 Trees")]
     contents = printed_contents(["Trick 1.3 . . . 2"])
-    kept = drop_dense_styles([*sections, *labels], contents)
+    kept = drop_dense_styles([*sections, *labels], Listing(contents))
     assert kept == [*sections, _head(1, "Trick 1.3", 10, False)]
 
 
 def test_below_contents_only_when_the_contents_covers_numbered_styles() -> None:
     heads = [_head(1, "1.1 Graphs", 15), _head(2, "1.2 Trees", 15), _head(2, "Example", 12)]
     numbered = printed_contents(["1.1 Graphs 1", "1.2 Trees 2"])
-    assert drop_below_contents(heads, numbered) == heads[:2]
+    assert drop_below_contents(heads, Listing(numbered)) == heads[:2]
     words = [_head(1, "Graphs", 15), _head(2, "Trees", 15), _head(2, "Example", 12)]
-    assert drop_below_contents(words, printed_contents(["Graphs 1", "Trees 2"])) == words
+    assert drop_below_contents(words, Listing(printed_contents(["Graphs 1", "Trees 2"]))) == words
+
+
+def test_a_listed_title_counts_only_on_its_page_once_the_contents_pages_are_placed() -> None:
+    contents = printed_contents(["1 Basics 1", "1.1 Numbers 2", "1.2 Words 4", "Applications 5"])
+    heads = [_head(10, "1 Basics"), _head(11, "1.1 Numbers"), _head(13, "1.2 Words")]
+    listing = Listing.of([*heads, _head(30, "Applications", 12)], contents)
+    assert listing.offset == 9
+    assert listing.lists(_head(14, "Applications", 12))
+    assert not listing.lists(_head(30, "Applications", 12))  # the same words elsewhere
+    assert Listing.of(heads[:2], contents).offset is None  # too few to place the pages

@@ -16,12 +16,50 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from statistics import median
 from typing import NamedTuple
 
 from .contents import Contents
 
 Style = tuple[float, bool]  # (size key, bold)
+
+
+OFFSET_VOTES = 3  # listed headings agreeing on where printed page 1 lies
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The printed contents, read against the headings: which of them it lists, and where
+    (``offset``: physical page index minus printed page number, when enough agree)."""
+
+    contents: Contents = Contents()  # noqa: RUF009  (frozen, so safe as a default)
+    offset: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.contents)
+
+    @classmethod
+    def of(cls, heads: Sequence[Head], contents: Contents) -> Listing:
+        """The offset most headings listed with one printed page agree on, if any."""
+        votes: Counter[int] = Counter()
+        for h in heads:
+            printed = contents.printed_pages(h.text) if contents.lists(h.text) else set()
+            if len(printed) == 1:
+                votes[h.page - printed.pop()] += 1
+        if votes:
+            delta, n = votes.most_common(1)[0]
+            if n >= OFFSET_VOTES and 2 * n >= votes.total():
+                return cls(contents, delta)
+        return cls(contents)
+
+    def lists(self, h: Head) -> bool:
+        """Whether the contents lists ``h``: its title or number, and, when the contents'
+        pages can be placed, on its page (±1): the same title elsewhere is another line."""
+        if not self.contents.lists(h.text):
+            return False
+        printed = self.contents.printed_pages(h.text) if self.offset is not None else set()
+        return not printed or any(abs(h.page - p - (self.offset or 0)) <= 1 for p in printed)
 
 
 class Head(NamedTuple):
@@ -86,7 +124,7 @@ def follows(prev: Number, nxt: Number) -> bool:
     return False
 
 
-SEQUENCE_LOOKAHEAD = 3  # numbered headings after a suspect one that may resume the run
+SEQUENCE_LOOKAHEAD = 5  # numbered headings after a suspect one that may resume the run
 SEQUENCE_GAP = 4  # numbers a run may skip forward (headings the fonts did not find)
 
 
@@ -113,22 +151,31 @@ def drop_out_of_sequence(heads: list[Head]) -> list[Head]:
     for n, i in enumerate(numbered):
         key = keys[i]
         assert key is not None
-        if prev is None or not out_of_sequence(prev, key):
+        ahead = [k for j in numbered[n + 1 : n + 1 + SEQUENCE_LOOKAHEAD] if (k := keys[j])]
+        if prev is None:
             prev = key
-            continue
-        ahead = [keys[j] for j in numbered[n + 1 : n + 1 + SEQUENCE_LOOKAHEAD]]
-        if any(k is not None and follows(prev, k) for k in ahead):
+        elif _interloper(prev, key, ahead):
             dropped.add(i)
+        elif not out_of_sequence(prev, key) or not any(follows(prev, k) for k in ahead):
+            prev = key  # in sequence, or the run starts again (the body after a contents page)
         else:
-            prev = key  # the run starts again (the body after a contents page, a new part)
+            dropped.add(i)
     return [h for i, h in enumerate(heads) if i not in dropped]
+
+
+def _interloper(prev: Number, key: Number, ahead: Sequence[Number]) -> bool:
+    # a numbered list inside a section (7, 8, 11 under 6.5.13): a later heading goes on
+    # from that section at its depth or above (6.6) and goes back from the list
+    return not out_of_sequence(prev, key) and any(
+        follows(prev, k) and len(k) <= len(prev) and k < key for k in ahead
+    )
 
 
 DENSE_PER_PAGE = 4  # median headings of one style on the pages it is set on
 CROWDED_PAGE = 6  # unnumbered headings of one style on a single page
 
 
-def drop_dense_styles(heads: list[Head], contents: Contents) -> list[Head]:
+def drop_dense_styles(heads: list[Head], listing: Listing) -> list[Head]:
     """Unnumbered headings of a style set ``DENSE_PER_PAGE`` times a page (its median over
     the pages it is on), or ``CROWDED_PAGE`` times on one page, are emphasis: the labels of
     a cheat sheet, listing titles, a list of problems. Those the printed contents lists stay."""
@@ -142,7 +189,7 @@ def drop_dense_styles(heads: list[Head], contents: Contents) -> list[Head]:
     dense = {st for st, ns in counts.items() if median(ns) >= DENSE_PER_PAGE}
 
     def emphasis(h: Head) -> bool:
-        if section_key(h.text) is not None or contents.lists(h.text):
+        if section_key(h.text) is not None or listing.lists(h):
             return False
         return h.style in dense or per_page[(h.style, h.page)] >= CROWDED_PAGE
 
@@ -153,20 +200,20 @@ LISTED_SHARE = 0.25  # of a style's headings the contents lists, for it to cover
 NUMBERED_SHARE = 0.5  # of a style's headings numbered, for the style to count as numbered
 
 
-def covered_styles(heads: Sequence[Head], contents: Contents) -> set[Style]:
+def covered_styles(heads: Sequence[Head], listing: Listing) -> set[Style]:
     """Styles the printed contents covers: it lists two or more of their headings and a
     good share of them."""
     count: Counter[Style] = Counter(h.style for h in heads)
-    hits: Counter[Style] = Counter(h.style for h in heads if contents.lists(h.text))
+    hits: Counter[Style] = Counter(h.style for h in heads if listing.lists(h))
     return {st for st, n in hits.items() if n >= max(2, LISTED_SHARE * count[st])}
 
 
-def drop_below_contents(heads: list[Head], contents: Contents) -> list[Head]:
+def drop_below_contents(heads: list[Head], listing: Listing) -> list[Head]:
     """When the printed contents covers only numbered styles, an unnumbered style set below
     every one of them that it does not cover holds sub-headings the author kept out of the
     contents (starred or run-in): its headings are dropped, bar those the contents lists.
     A contents that stops at chapters leaves numbered sections alone."""
-    covered = covered_styles(heads, contents)
+    covered = covered_styles(heads, listing)
     if not covered:
         return heads
     count: Counter[Style] = Counter(h.style for h in heads)
@@ -178,11 +225,12 @@ def drop_below_contents(heads: list[Head], contents: Contents) -> list[Head]:
     def below(st: Style) -> bool:
         return st not in covered and st < lowest and numbered[st] < NUMBERED_SHARE * count[st]
 
-    return [h for h in heads if not below(h.style) or contents.lists(h.text)]
+    return [h for h in heads if not below(h.style) or listing.lists(h)]
 
 
 __all__ = [
     "Head",
+    "Listing",
     "covered_styles",
     "drop_below_contents",
     "drop_dense_styles",

@@ -20,6 +20,7 @@ from ...text.titles import norm_title
 from .contents import Contents
 from .heading_evidence import (
     Head,
+    Listing,
     covered_styles,
     drop_below_contents,
     drop_dense_styles,
@@ -356,9 +357,10 @@ def plan_from_fonts(
     if not cands:
         return plan
     heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)))
-    heads = _keep_listed(_drop_running_heads(_drop_figure_text(heads), pages), contents)
-    heads = drop_below_contents(heads, contents)
-    heads = drop_out_of_sequence(drop_dense_styles(heads, contents))
+    heads = _drop_running_heads(_drop_figure_text(heads), pages)
+    listing = Listing.of(heads, contents)
+    heads = drop_below_contents(_keep_listed(heads, listing), listing)
+    heads = drop_out_of_sequence(drop_dense_styles(heads, listing))
     if len(heads) < min_headings:
         return plan
     for h, level in _levels(heads, pages):
@@ -555,15 +557,15 @@ def _chapter_labels(heads: list[Head]) -> list[Head]:
     return out
 
 
-def _keep_listed(heads: list[Head], contents: Contents) -> list[Head]:
+def _keep_listed(heads: list[Head], listing: Listing) -> list[Head]:
     """In a style the printed contents covers (it lists two or more of its headings and a
     good share of them), a heading it does not list is left out: a starred section, front
     matter, the contents page's own title. Styles the contents does not reach (it may
     stop at chapters) keep every heading."""
-    if not contents:
+    if not listing:
         return heads
-    covered = covered_styles(heads, contents)
-    return [h for h in heads if h.style not in covered or contents.lists(h.text)]
+    covered = covered_styles(heads, listing)
+    return [h for h in heads if h.style not in covered or listing.lists(h)]
 
 
 def _drop_figure_text(heads: list[Head]) -> list[Head]:
