@@ -187,6 +187,11 @@ def test_sequence_restarts_after_a_contents_page_and_skips_short_gaps() -> None:
     items = [_head(5, "6.5 Catcodes"), _head(5, "7 superscript"), _head(5, "8 subscript")]
     items += [_head(6, "6.6 Warnings"), _head(7, "7 Links")]
     assert drop_out_of_sequence(items) == [items[0], items[3], items[4]]
+    # option letters listed in bold, longer than the look-ahead: no run starts at "K"
+    letters = [_head(8, "3.2 Fields"), *(_head(8, f"{c} format") for c in "KFVCDU")]
+    letters.append(_head(9, "3.3 Actions"))
+    assert drop_out_of_sequence(letters) == [letters[0], letters[-1]]
+    assert section_key("a Author String") is None  # a lower-case label is no section letter
 
 
 def test_dense_styles_go_but_the_contents_and_numbers_keep_theirs() -> None:

@@ -17,9 +17,13 @@ from ...text.titles import norm_title
 
 # an entry's dot leaders and page number ("1.2 Metric spaces . . . . 6", "Preface vii")
 _PAGE_REF = re.compile(r"(?:\s*[.·…])*\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")
+# a multi-part number run into its title when wider than the box LaTeX sets it in
+# ("47.10VTeX's driver")
+_GLUED_NUMBER = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)+)(?=[^\W\d_])")
 # a section number opening an entry or a heading: "3.1", "A.2", "Chapter 3", "Appendix B"
 _NUMBER = re.compile(
-    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+)?((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+\S",
+    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+)?((?:\d+|(?-i:[A-Z]))(?:\.\d+)*)"
+    r"\.?\s+\S",
     re.IGNORECASE,
 )
 
@@ -64,7 +68,7 @@ def printed_contents(lines: Iterable[str]) -> Contents:
     pages: set[tuple[str, int]] = set()
     pending = ""
     for raw in lines:
-        text = " ".join(raw.split())
+        text = _GLUED_NUMBER.sub(r"\1 ", " ".join(raw.split()))
         title = _PAGE_REF.sub("", text)
         names = [norm_title(title)]
         if pending:

@@ -74,7 +74,7 @@ class Head(NamedTuple):
 
 _NUMBER = re.compile(
     r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+(?P<label>\d+|[A-Z])\b"
-    r"|(?P<num>(?:\d+|[A-Z])(?:\.\d+)*)\.?(?=\s+\S))",
+    r"|(?P<num>(?:\d+|(?-i:[A-Z]))(?:\.\d+)*)\.?(?=\s+\S))",
     re.IGNORECASE,
 )
 
@@ -134,14 +134,15 @@ def out_of_sequence(prev: Number, nxt: Number) -> bool:
     if follows(prev, nxt):
         return False
     for a, b in zip(prev, nxt, strict=False):
-        if a != b:
-            return b < a or (a[0] == b[0] and b[1] - a[1] > SEQUENCE_GAP)
+        if a != b:  # a letter after numbers is in sequence only as "A" (``follows``)
+            return b < a or a[0] != b[0] or b[1] - a[1] > SEQUENCE_GAP
     return len(nxt) <= len(prev)  # the same number again, or a parent of it
 
 
 def drop_out_of_sequence(heads: list[Head]) -> list[Head]:
-    """A numbered heading out of sequence after the last one kept, while one of the next few
-    follows that one, is out of sequence (a numbered code line, a list item set in bold): dropped.
+    """A numbered heading out of sequence after the last one kept is dropped (a numbered code
+    line, a list item set in bold) unless a new run starts there: one of the next few
+    headings follows it and none follows the last one kept.
     Labelled numbers ("Chapter 3", "Part II", "Kapitel 1") count apart from section numbers
     (a lecture's "Kapitel 1" over its sections 1, 2, 3) and stay."""
     keys = [section_key(h.text, labelled=False) for h in heads]
@@ -156,8 +157,10 @@ def drop_out_of_sequence(heads: list[Head]) -> list[Head]:
             prev = key
         elif _interloper(prev, key, ahead):
             dropped.add(i)
-        elif not out_of_sequence(prev, key) or not any(follows(prev, k) for k in ahead):
-            prev = key  # in sequence, or the run starts again (the body after a contents page)
+        elif not out_of_sequence(prev, key) or (
+            any(follows(key, k) for k in ahead) and not any(follows(prev, k) for k in ahead)
+        ):
+            prev = key  # in sequence, or a new run starts here (the body after a contents page)
         else:
             dropped.add(i)
     return [h for i, h in enumerate(heads) if i not in dropped]

@@ -308,7 +308,9 @@ def body_size(pages: Sequence[Sequence[Line]]) -> float:
 
 
 _NUMBERED = re.compile(
-    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+\S+|(?:\d+|[A-Z])(?:\.\d+)*\.?)(?=\s+\S)",
+    # a section letter is a capital ("A.2"); "a Author" is a list label
+    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+\S+|(?:\d+|(?-i:[A-Z]))(?:\.\d+)*\.?)"
+    r"(?=\s+\S)",
     re.I,
 )
 _TRAILING_NUM = re.compile(r"(?<=[^\W\d_])\s+\d{1,3}$")
