@@ -18,6 +18,7 @@ from pipeline.extract.pdf.heading_evidence import (  # noqa: E402
     drop_below_contents,
     drop_dense_styles,
     drop_out_of_sequence,
+    drop_unlisted_unnumbered,
     follows,
     section_key,
 )
@@ -218,3 +219,11 @@ def test_a_listed_title_counts_only_on_its_page_once_the_contents_pages_are_plac
     assert listing.lists(_head(14, "Applications", 12))
     assert not listing.lists(_head(30, "Applications", 12))  # the same words elsewhere
     assert Listing.of(heads[:2], contents).offset is None  # too few to place the pages
+
+
+def test_an_unnumbered_line_of_a_numbered_style_needs_the_contents() -> None:
+    contents = printed_contents(["1.1 Graphs 1", "1.2 Trees 2", "Preface 1"])
+    heads = [_head(0, "Aims and contents"), _head(0, "Preface"), _head(1, "1 Basics")]
+    heads += [_head(2, "2 More"), _head(1, "1.1 Graphs", 11), _head(2, "1.2 Trees", 11)]
+    assert drop_unlisted_unnumbered(heads, Listing(contents)) == heads[1:]
+    assert drop_unlisted_unnumbered(heads, Listing()) == heads  # no contents: no evidence

@@ -8,7 +8,8 @@ those that are not:
 - density: a style set many times on the pages it appears on (labels of a cheat sheet, the
   titles of code listings, a list of problems) is emphasis, not a heading level;
 - the printed contents: when it lists the numbered headings, an unnumbered style set below
-  all of them that it never lists holds run-in or starred sub-headings the author left out.
+  all of them that it never lists holds run-in or starred sub-headings the author left out,
+  and an unnumbered line of a numbered style that it does not list is no heading either.
 """
 
 from __future__ import annotations
@@ -231,6 +232,25 @@ def drop_below_contents(heads: list[Head], listing: Listing) -> list[Head]:
     return [h for h in heads if not below(h.style) or listing.lists(h)]
 
 
+def drop_unlisted_unnumbered(heads: list[Head], listing: Listing) -> list[Head]:
+    """Where the printed contents covers a style, an unnumbered heading of a style that is
+    mostly numbered is out unless the contents lists it: front matter it lists (a preface)
+    stays, a title page's lines, a box's caption, the contents' own title go."""
+    if not covered_styles(heads, listing):
+        return heads
+    count: Counter[Style] = Counter(h.style for h in heads)
+    numbered: Counter[Style] = Counter(h.style for h in heads if section_key(h.text) is not None)
+
+    def unlisted(h: Head) -> bool:
+        return (
+            numbered[h.style] >= NUMBERED_SHARE * count[h.style]
+            and section_key(h.text) is None
+            and not listing.lists(h)
+        )
+
+    return [h for h in heads if not unlisted(h)]
+
+
 __all__ = [
     "Head",
     "Listing",
@@ -238,6 +258,7 @@ __all__ = [
     "drop_below_contents",
     "drop_dense_styles",
     "drop_out_of_sequence",
+    "drop_unlisted_unnumbered",
     "follows",
     "section_key",
 ]

@@ -25,6 +25,7 @@ from .heading_evidence import (
     drop_below_contents,
     drop_dense_styles,
     drop_out_of_sequence,
+    drop_unlisted_unnumbered,
 )
 from .layout import Line
 
@@ -362,6 +363,7 @@ def plan_from_fonts(
     heads = _drop_running_heads(_drop_figure_text(heads), pages)
     listing = Listing.of(heads, contents)
     heads = drop_below_contents(_keep_listed(heads, listing), listing)
+    heads = drop_unlisted_unnumbered(heads, listing)
     heads = drop_out_of_sequence(drop_dense_styles(heads, listing))
     if len(heads) < min_headings:
         return plan
