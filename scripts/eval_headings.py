@@ -11,6 +11,12 @@ Chunk-page (PDFs): over every chunk, either tier, whose own text holds a heading
 matched a truth entry, the share whose page range contains that entry's true page.
 
     python scripts/eval_headings.py [--corpus $FOLIO_DATA/corpus] [--json out.json] [--only NAME]
+        [--extra DIR ...] [--split eval/pdf-outline/split.json] [--no-outline-only]
+
+``--extra DIR`` adds the outlined PDFs of another folder (``<stem>.pdf`` beside
+``<stem>.outline.json``, e.g. the set ``eval/pdf-outline/MANIFEST.json`` lists);
+``--split FILE`` ({"tuning": [file names], "report": [file names]}) reports each half apart
+with its own micro and macro scores, and names every file under precision 0.70.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
 from pipeline.model import Document  # noqa: E402
+from pipeline.text.fences import fenced_lines  # noqa: E402
 
 _NUM = re.compile(
     r"^(?:(?:chapter|part|section|appendix|kapitel|teil|lecture)\b\.?\s*)?"
@@ -102,11 +109,17 @@ class Found:
 
 
 def detected_headings(doc: Document) -> list[Found]:
-    """Every ATX heading line of the text, with its page (0-based) and offset."""
+    """Every ATX heading line of the text outside code fences (a ``# comment`` of a listing
+    is code), with its page (0-based) and offset."""
     out: list[Found] = []
     pages = doc.pages
-    k = 0
+    fenced = fenced_lines(doc.text)
+    k = line = at = 0
     for m in _ATX.finditer(doc.text):
+        line += doc.text.count("\n", at, m.start())
+        at = m.start()
+        if line in fenced:
+            continue
         page: int | None = None
         if pages:
             while k + 1 < len(pages) and pages[k].char_end <= m.start():
@@ -312,7 +325,37 @@ def table(title: str, rows: list[Score]) -> str:
     return "\n".join(out)
 
 
-def summary(results: dict[str, list[Score]]) -> str:
+def load_split(path: Path | None) -> dict[str, str]:
+    """File name → half ("tuning" or "report") from a split file; empty without one."""
+    if path is None:
+        return {}
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {name: half for half in ("tuning", "report") for name in raw.get(half, [])}
+
+
+LOW_PRECISION = 0.70  # acceptance: no file read --no-outline below this precision
+
+
+def halves(label: str, rows: list[Score], split: dict[str, str]) -> str:
+    """One table per half of the split, then the files that fall under ``LOW_PRECISION``."""
+    out = []
+    for half in ("tuning", "report", "unsplit"):
+        group = [r for r in rows if split.get(r.name, "unsplit") == half]
+        if group:
+            out.append(table(f"{label}, {half} half", group))
+    low = [r for r in rows if not r.error and r.precision < LOW_PRECISION]
+    names = ", ".join(f"{r.name} ({r.precision:.2f})" for r in low) or "none"
+    out.append(f"\nFiles under precision {LOW_PRECISION:.2f}: {names}")
+    return "\n".join(out)
+
+
+def summary(results: dict[str, list[Score]], split: dict[str, str] | None = None) -> str:
+    if split:  # each PDF run once whole, then once per half
+        results = {
+            f"{label}{part}": [r for r in rows if not part or split.get(r.name) == part[2:]]
+            for label, rows in results.items()
+            for part in (("", ", tuning", ", report") if label.startswith("PDF") else ("",))
+        }
     out = ["\n## Summary\n"]
     out.append(
         "| run | micro P | micro R | micro F1 | macro F1 | micro F1 w/o hard | macro F1 w/o hard"
@@ -343,6 +386,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     ap.add_argument("--skip-epub", action="store_true")
+    ap.add_argument(
+        "--extra", type=Path, action="append", default=[], help="another folder of outlined PDFs"
+    )
+    ap.add_argument("--split", type=Path, help="JSON {tuning: [names], report: [names]}")
+    ap.add_argument(
+        "--no-outline-only", action="store_true", help="PDFs: skip the run with the outline"
+    )
     ap.add_argument("--skip-pdf", action="store_true")
     ap.add_argument(
         "--pdf-backend", choices=("pdfium", "pypdf"), default="pdfium", help="PDF text layer"
@@ -353,17 +403,25 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results: dict[str, list[Score]] = {}
     if not args.skip_pdf:
+        split = load_split(args.split)
         pdfs = sorted(
-            (p, p.with_name(p.stem + ".outline.json"))
-            for p in (args.corpus / "pdf").glob("*.pdf")
-            if p.with_name(p.stem + ".outline.json").is_file() and args.only in p.name
+            (
+                (p, p.with_name(p.stem + ".outline.json"))
+                for folder in (args.corpus / "pdf", *args.extra)
+                for p in folder.glob("*.pdf")
+                if p.with_name(p.stem + ".outline.json").is_file() and args.only in p.name
+            ),
+            key=lambda pt: pt[0].name,
         )
-        for label, use in (("PDF, with outline", True), ("PDF, --no-outline", False)):
+        runs = (("PDF, with outline", True), ("PDF, --no-outline", False))
+        for label, use in runs[1:] if args.no_outline_only else runs:
             results[label] = [
                 run_one(p, t, use_outline=use, paged=True, backend=args.pdf_backend)
                 for p, t in pdfs
             ]
             print(table(label, results[label]), flush=True)
+            if split:
+                print(halves(label, results[label], split), flush=True)
     if not args.skip_epub:
         epubs = sorted(
             (p, p.with_name(p.stem + ".toc.json"))
@@ -373,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         for label, use in (("EPUB, with nav", True), ("EPUB, --no-outline", False)):
             results[label] = [run_one(p, t, use_outline=use, paged=False) for p, t in epubs]
             print(table(label, results[label]), flush=True)
-    print(summary(results), flush=True)
+    print(summary(results, load_split(args.split)), flush=True)
     if args.json:
         args.json.write_text(
             json.dumps(

@@ -28,6 +28,10 @@ Entries pointing at the navigation document are left out of the truth: Folio dro
 document from the text as table-of-contents boilerplate.
 
     python scripts/eval_structure.py [--corpus $FOLIO_DATA/corpus] [--only NAME] [--json out.json]
+        [--extra DIR ...] [--split eval/pdf-outline/split.json]
+
+``--extra`` adds the outlined PDFs of another folder; ``--split`` reports the PDFs of each
+half apart (see ``eval_headings.py``).
 
 Goals (issue 13): EPUB recall ≥ 0.98, breadcrumb ≥ 0.95, 0 duplicates, 0 markup; flat
 text recall ≥ 0.90 and precision ≥ 0.80 on every book.
@@ -52,7 +56,13 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
     sys.path.insert(0, str(ROOT))
 
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
-from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (scripts/ on path)
+from eval_headings import (  # noqa: E402  (scripts/ on path)
+    Found,
+    detected_headings,
+    load_split,
+    match,
+    norm,
+)
 
 from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
@@ -370,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
+    ap.add_argument(
+        "--extra", type=Path, action="append", default=[], help="another folder of outlined PDFs"
+    )
+    ap.add_argument("--split", type=Path, help="JSON {tuning: [names], report: [names]}")
     args = ap.parse_args(argv)
     epubs = sorted(
         (p, p.with_name(p.stem + ".toc.json"))
@@ -377,9 +391,13 @@ def main(argv: list[str] | None = None) -> int:
         if p.with_name(p.stem + ".toc.json").is_file() and args.only in p.name
     )
     pdfs = sorted(
-        (p, p.with_name(p.stem + ".outline.json"))
-        for p in (args.corpus / "pdf").glob("*.pdf")
-        if p.with_name(p.stem + ".outline.json").is_file() and args.only in p.name
+        (
+            (p, p.with_name(p.stem + ".outline.json"))
+            for folder in (args.corpus / "pdf", *args.extra)
+            for p in folder.glob("*.pdf")
+            if p.with_name(p.stem + ".outline.json").is_file() and args.only in p.name
+        ),
+        key=lambda pt: pt[0].name,
     )
     if not epubs and not pdfs:
         print(
@@ -401,6 +419,12 @@ def main(argv: list[str] | None = None) -> int:
         paged = [run_pdf(p, t) for p, t in pdfs]
         print("\n## PDFs with --no-outline (font evidence), outline as truth\n")
         print(table(paged), flush=True)
+        split = load_split(args.split)
+        for half in ("tuning", "report") if split else ():
+            group = [r for r in paged if split.get(r.name) == half]
+            if group:
+                print(f"\n## PDFs with --no-outline, {half} half\n")
+                print(table(group), flush=True)
         print("\n## PDF code listings: monospaced lines recovered as fenced code\n")
         print(code_table(paged), flush=True)
         rows += paged

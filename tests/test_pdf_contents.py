@@ -27,6 +27,12 @@ def test_a_short_title_in_the_contents_still_lists_its_numbered_heading() -> Non
     assert not c.lists("2.2 Hidden section")
 
 
+def test_a_number_run_into_its_title_is_read_apart() -> None:
+    c = printed_contents(["47.9 Rokicki's dvips . . . 310", "47.10VTeX's driver . . . 313"])
+    assert c.lists("47.10 VTeX's driver") and c.printed_pages("47.10 Other words") == {313}
+    assert not printed_contents(["3D graphics 4"]).lists("3 D graphics")
+
+
 def test_section_numbers() -> None:
     assert section_number("Appendix B Installing") == "B"
     assert section_number("3.1.2 Deep") == "3.1.2"

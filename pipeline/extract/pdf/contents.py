@@ -17,9 +17,13 @@ from ...text.titles import norm_title
 
 # an entry's dot leaders and page number ("1.2 Metric spaces . . . . 6", "Preface vii")
 _PAGE_REF = re.compile(r"(?:\s*[.·…])*\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")
+# a multi-part number run into its title when wider than the box LaTeX sets it in
+# ("47.10VTeX's driver")
+_GLUED_NUMBER = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)+)(?=[^\W\d_])")
 # a section number opening an entry or a heading: "3.1", "A.2", "Chapter 3", "Appendix B"
 _NUMBER = re.compile(
-    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+)?((?:\d+|[A-Z])(?:\.\d+)*)\.?\s+\S",
+    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+)?((?:\d+|(?-i:[A-Z]))(?:\.\d+)*)"
+    r"\.?\s+\S",
     re.IGNORECASE,
 )
 
@@ -30,9 +34,17 @@ class Contents:
 
     keys: frozenset[str] = frozenset()
     numbers: frozenset[str] = frozenset()
+    # (title key or section number, printed page number) of each entry with an arabic page
+    pages: frozenset[tuple[str, int]] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.keys)
+
+    def printed_pages(self, title: str) -> set[int]:
+        """The printed page numbers the contents gives for ``title`` (by its title or its
+        section number); empty when it lists none."""
+        names = {norm_title(title), section_number(title)}
+        return {page for name, page in self.pages if name in names}
 
     def lists(self, title: str) -> bool:
         """Whether a heading ``title`` is one of the entries: the same title, or the same
@@ -53,20 +65,26 @@ def printed_contents(lines: Iterable[str]) -> Contents:
     number continues on the next line (a title wrapped in a narrow column)."""
     keys: set[str] = set()
     numbers: set[str] = set()
+    pages: set[tuple[str, int]] = set()
     pending = ""
     for raw in lines:
-        text = " ".join(raw.split())
+        text = _GLUED_NUMBER.sub(r"\1 ", " ".join(raw.split()))
         title = _PAGE_REF.sub("", text)
+        names = [norm_title(title)]
         if pending:
             joined = pending[:-1] + title if pending.endswith("-") else f"{pending} {title}"
-            keys.add(norm_title(joined))
+            names.append(norm_title(joined))
         pending = text if title == text else ""  # no page number: the title may go on
+        keys.update(names)
         number = section_number(title)
         if number is not None:
             numbers.add(number)
-        keys.add(norm_title(title))
+            names.append(number)
+        page = text[len(title) :].strip(" .·…")
+        if page.isdigit():
+            pages.update((name, int(page)) for name in names if name)
     keys.discard("")
-    return Contents(frozenset(keys), frozenset(numbers))
+    return Contents(frozenset(keys), frozenset(numbers), frozenset(pages))
 
 
 __all__ = ["Contents", "printed_contents", "section_number"]

@@ -15,15 +15,28 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import chain
-from typing import NamedTuple
 
 from ...text.titles import norm_title
 from .contents import Contents
+from .heading_evidence import (
+    Head,
+    Listing,
+    covered_styles,
+    drop_below_contents,
+    drop_dense_styles,
+    drop_out_of_sequence,
+    drop_unlisted_unnumbered,
+)
 from .layout import Line
 
+# "3", "IV", "Chapter 3", and the label set glued to its number ("Chapter1")
 _NUMBER_ONLY = re.compile(
-    r"^(?:(?:chapter|part|appendix|lecture|kapitel|teil|anhang)\s+)?(?:\d+|[IVXLC]+|[A-Z])\.?$",
+    r"^(?:(?:chapter|part|appendix|lecture|kapitel|teil|anhang)(?:\s+|(?=\d|(?-i:[A-Z])\.?$)))?"
+    r"(?:\d+|[IVXLC]+|[A-Z])\.?$",
     re.IGNORECASE,
+)
+_GLUED_LABEL = re.compile(
+    r"^(chapter|part|appendix|lecture|kapitel|teil|anhang)(?=\d|(?-i:[A-Z])\b)", re.I
 )
 _MAX_LEVEL = 6
 
@@ -296,7 +309,9 @@ def body_size(pages: Sequence[Sequence[Line]]) -> float:
 
 
 _NUMBERED = re.compile(
-    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+\S+|(?:\d+|[A-Z])(?:\.\d+)*\.?)(?=\s+\S)",
+    # a section letter is a capital ("A.2"); "a Author" is a list label
+    r"^(?:(?:chapter|part|appendix|kapitel|teil|anhang)\s+\S+|(?:\d+|(?-i:[A-Z]))(?:\.\d+)*\.?)"
+    r"(?=\s+\S)",
     re.I,
 )
 _TRAILING_NUM = re.compile(r"(?<=[^\W\d_])\s+\d{1,3}$")
@@ -345,7 +360,11 @@ def plan_from_fonts(
     if not cands:
         return plan
     heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)))
-    heads = _keep_listed(_drop_running_heads(_drop_figure_text(heads), pages), contents)
+    heads = _drop_running_heads(_drop_figure_text(heads), pages)
+    listing = Listing.of(heads, contents)
+    heads = drop_below_contents(_keep_listed(heads, listing), listing)
+    heads = drop_unlisted_unnumbered(heads, listing)
+    heads = drop_out_of_sequence(drop_dense_styles(heads, listing))
     if len(heads) < min_headings:
         return plan
     for h, level in _levels(heads, pages):
@@ -409,27 +428,20 @@ def _continues_group(pages: Sequence[Sequence[Line]], g: list[_Candidate], c: _C
     )
 
 
-def _heads(pages: Sequence[Sequence[Line]], groups: Sequence[list[_Candidate]]) -> list[_Head]:
+def _heads(pages: Sequence[Sequence[Line]], groups: Sequence[list[_Candidate]]) -> list[Head]:
     """Each group's text as a heading, unless it is a bare number, too long or junk."""
-    heads: list[_Head] = []
+    heads: list[Head] = []
     for g in groups:
         p, i, _ = g[0]
         text = clean_heading(" ".join(pages[p][j].text for _, j, _ in g))
+        text = _GLUED_LABEL.sub(r"\1 ", text)
         if not text or _NUMBER_ONLY.match(text) or len(text.split()) > 20 or _is_junk(text):
             continue
         if _not_a_heading(text):
             continue
         bold = all(pages[p][j].bold for _, j, _ in g)
-        heads.append(_Head(p, i, len(g), (max(s for _, _, s in g), bold), text))
+        heads.append(Head(p, i, len(g), (max(s for _, _, s in g), bold), text))
     return heads
-
-
-class _Head(NamedTuple):
-    page: int
-    line: int
-    span: int
-    style: tuple[float, bool]  # (size key, bold)
-    text: str
 
 
 _LETTER_SPACED = re.compile(r"^(?:\S\s){3,}")
@@ -479,15 +491,15 @@ def _not_a_heading(text: str) -> bool:
     return (bool(_RELATION.search(text)) and len(words) <= 3) or symbols >= max(3, len(text) / 6)
 
 
-def _drop_running_heads(heads: list[_Head], pages: Sequence[Sequence[Line]]) -> list[_Head]:
+def _drop_running_heads(heads: list[Head], pages: Sequence[Sequence[Line]]) -> list[Head]:
     """A heading-sized line repeated at the top or the bottom of three or more pages, and
     on a good share of the pages it spans, is a running head (the boilerplate pass misses
     those set as large as a heading). A title every chapter repeats is not that dense."""
 
-    def key(h: _Head) -> str:
+    def key(h: Head) -> str:
         return re.sub(r"\d+", "#", h.text.casefold())
 
-    def at_edge(h: _Head) -> bool:
+    def at_edge(h: Head) -> bool:
         return h.line == 0 or h.line + h.span >= len(pages[h.page])
 
     edge_pages: dict[str, set[int]] = {}
@@ -516,7 +528,7 @@ def _trailing_label(text: str) -> re.Match[str] | None:
     return m
 
 
-def _chapter_labels(heads: list[_Head]) -> list[_Head]:
+def _chapter_labels(heads: list[Head]) -> list[Head]:
     """A style whose numbers mostly come after the title (a chapter number or letter,
     each after a different title; front matter unnumbered) prints its labels there (a
     big "1" beside the chapter title): the label goes in front, where numbering is read.
@@ -537,7 +549,7 @@ def _chapter_labels(heads: list[_Head]) -> list[_Head]:
         and len(ts) >= LABELLED_SHARE * (len(ts) + numbered[st])
         and len(set(ts)) == len(ts)
     }
-    out: list[_Head] = []
+    out: list[Head] = []
     for h in heads:
         m = _trailing_label(h.text)
         if m is not None and h.style in labels:
@@ -549,24 +561,18 @@ def _chapter_labels(heads: list[_Head]) -> list[_Head]:
     return out
 
 
-LISTED_SHARE = 0.25  # of a style's headings the contents lists, for it to cover the style
-
-
-def _keep_listed(heads: list[_Head], contents: Contents) -> list[_Head]:
+def _keep_listed(heads: list[Head], listing: Listing) -> list[Head]:
     """In a style the printed contents covers (it lists two or more of its headings and a
     good share of them), a heading it does not list is left out: a starred section, front
     matter, the contents page's own title. Styles the contents does not reach (it may
     stop at chapters) keep every heading."""
-    if not contents:
+    if not listing:
         return heads
-    listed = {h: contents.lists(h.text) for h in heads}
-    count: Counter[tuple[float, bool]] = Counter(h.style for h in heads)
-    hits: Counter[tuple[float, bool]] = Counter(h.style for h in heads if listed[h])
-    covered = {st for st, n in hits.items() if n >= max(2, LISTED_SHARE * count[st])}
-    return [h for h in heads if h.style not in covered or listed[h]]
+    covered = covered_styles(heads, listing)
+    return [h for h in heads if h.style not in covered or listing.lists(h)]
 
 
-def _drop_figure_text(heads: list[_Head]) -> list[_Head]:
+def _drop_figure_text(heads: list[Head]) -> list[Head]:
     """Large type inside figures (book covers, posters) and on crowded display pages.
 
     A page with five or more candidates keeps only the numbered ones and those in a style
@@ -596,7 +602,7 @@ def _drop_figure_text(heads: list[_Head]) -> list[_Head]:
     ]
 
 
-def _levels(heads: Sequence[_Head], pages: Sequence[Sequence[Line]]) -> list[tuple[_Head, int]]:
+def _levels(heads: Sequence[Head], pages: Sequence[Sequence[Line]]) -> list[tuple[Head, int]]:
     """Heading levels from the rank of each style (size, then bold) among recurring styles.
 
     A style used by two or more headings is a level; levels go by size, bold before
@@ -627,21 +633,35 @@ def _levels(heads: Sequence[_Head], pages: Sequence[Sequence[Line]]) -> list[tup
         d = numbering_depth(h.text)
         if d is not None and h.style in recurring:
             depth_min[h.style] = min(depth_min.get(h.style, d), d)
-    out: list[tuple[_Head, int]] = []
-    for h in heads:
+    parts = _parts_among_chapters(heads, recurring)
+    out: list[tuple[Head, int]] = []
+    for i, h in enumerate(heads):
         depth = numbering_depth(h.text)
+        # below the first part set like the chapters, every heading but a part goes down one
+        lift = 1 if parts and i > min(parts) and i not in parts else 0
         if h.style in recurring:
-            level = recurring.index(h.style) + 1 + shift
+            level = recurring.index(h.style) + 1 + shift + lift
             if depth is not None and h.style in depth_min:
                 level += depth - depth_min[h.style]
         elif h.style[0] > top + 0.25:
             level = 1  # a title or a part
         elif depth is not None:
-            level = 1 + shift + sum(1 for st in recurring if (st[0], st[1]) > h.style)
+            level = 1 + shift + lift + sum(1 for st in recurring if (st[0], st[1]) > h.style)
         else:
             continue
         out.append((h, max(1, min(level, _MAX_LEVEL))))
     return out
+
+
+def _parts_among_chapters(
+    heads: Sequence[Head], recurring: Sequence[tuple[float, bool]]
+) -> set[int]:
+    """Indices of the parts (``Part II …``) in a recurring style that also holds other
+    headings (the chapters, the preface): each part is a level above what follows it."""
+    parts = {i for i, h in enumerate(heads) if h.style in recurring and _PART.match(h.text)}
+    styles = {heads[i].style for i in parts}
+    mixed = {st for st in styles if any(h.style == st and not _PART.match(h.text) for h in heads)}
+    return {i for i in parts if heads[i].style in mixed}
 
 
 __all__ = [
