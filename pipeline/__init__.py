@@ -5,9 +5,9 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .api import chunk_file, chunk_markdown, chunk_text
 from .chunk.tiers import chunk_document
 from .chunk.tokens import Estimator, TokenCounter, estimate_tokens, make_counter
+from .chunking import chunk_file, chunk_markdown, chunk_text
 from .config import ChunkConfig, make_config
 from .config_files import load_config
 from .errors import ConfigError, ExtractionError, FolioError
@@ -16,9 +16,9 @@ from .limits import Limits
 from .model import Block, Chunk, Document
 
 if TYPE_CHECKING:
-    from .facade import Library
     from .index.filters import Filters
     from .ingest import IngestOptions
+    from .library import Library
 
 __all__ = [
     "Block",
@@ -48,7 +48,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "Library":
-        from .facade import Library
+        from .library import Library
 
         return Library
     if name == "Filters":

@@ -18,7 +18,7 @@ from .config import OVERLAPS, PRESETS, ChunkConfig
 from .config_files import load_config
 from .errors import FolioError, LockBusy
 from .extract import extract_file
-from .library import discover
+from .ingest.files import discover
 from .model import Chunk
 from .terminal import plain
 

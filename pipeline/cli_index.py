@@ -33,7 +33,7 @@ from .errors import FolioError
 from .extract import SUPPORTED_SUFFIXES
 from .index import server
 from .ingest import IngestOptions, Report
-from .library import discover
+from .ingest.files import discover
 from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
 from .terminal import markup, one_line
 

@@ -13,11 +13,11 @@ from rich.text import Text
 
 from .cli_common import Commands, add_command, at_least, err, open_library, out, print_json
 from .errors import FolioError, RetrievalError
-from .facade import Library
 from .home import folio_home
 from .index import server
 from .index.filters import FORMATS, HINTS, TIERS, Filters
 from .index.settings import load_server_settings
+from .library import Library
 from .retrieve import MODES
 from .retrieve.context import citation_text
 from .retrieve.hits import Hit

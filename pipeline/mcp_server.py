@@ -11,9 +11,9 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .errors import FolioError
-from .facade import Library
 from .index.keys import SCOPED_KEY_SECONDS, ScopedKey, renewing_key
 from .index.store import Store
+from .library import Library
 
 INSTRUCTIONS = (
     "Folio indexes a library of books and documents as sections (~1700 tokens) that hold "

@@ -12,9 +12,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from .facade import Library
 from .index.filters import Filters
 from .inputs import check_range, did_you_mean
+from .library import Library
 from .mcp_schema import (
     DOC,
     ChunkRef,

@@ -358,7 +358,7 @@ def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]
     from pipeline.config_files import load_config
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
-    from pipeline.library import discover
+    from pipeline.ingest.files import discover
 
     paths = [str(p) for p in _corpus_paths(corpus, only)]
     files, _ = discover(paths)
@@ -508,7 +508,7 @@ def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, F
     from pipeline.index.records import ChunkRecord, DocumentRecord
     from pipeline.index.schema import DOCUMENTS
     from pipeline.ingest import FileResult
-    from pipeline.library import Failure
+    from pipeline.ingest.files import Failure
 
     by_doc: dict[str, list[dict[str, Any]]] = {}
     for d in chunk_docs:

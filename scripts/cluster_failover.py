@@ -83,7 +83,7 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
 from pipeline.index.store import Store, quote  # noqa: E402
 from pipeline.ingest import IngestOptions, Report, ingest  # noqa: E402
-from pipeline.library import discover, file_sha256  # noqa: E402
+from pipeline.ingest.files import discover, file_sha256  # noqa: E402
 from pipeline.retrieve import rank  # noqa: E402
 
 

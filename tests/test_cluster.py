@@ -33,7 +33,7 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.settings import Node, ServerSettings
 from pipeline.index.store import Store, quote
 from pipeline.ingest import IngestOptions, ingest
-from pipeline.library import file_sha256
+from pipeline.ingest.files import file_sha256
 
 ROOT = Path(__file__).parent.parent
 CONFIG = make_config()

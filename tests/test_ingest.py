@@ -29,7 +29,7 @@ from pipeline.ingest import (
     process_file,
 )
 from pipeline.ingest.catalog import Plan
-from pipeline.library import file_sha256
+from pipeline.ingest.files import file_sha256
 
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -59,7 +59,7 @@ def copies(lib: Path, n: int) -> Path:
 
 def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
     from pipeline.extract import extract_file
-    from pipeline.library import file_sha256
+    from pipeline.ingest.files import file_sha256
 
     out: dict[str, dict[str, object]] = {}
     for p in paths:

@@ -19,9 +19,9 @@ from ..index.records import DocumentRecord, Status
 from ..index.replicas import Replicas
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store
-from ..library import Failure, discover, file_sha256
 from ..limits import Limits, size_problem
 from .catalog import Found, Plan, copy_id, plan
+from .files import Failure, discover, file_sha256
 from .options import IngestOptions
 from .process import FileResult, Job
 from .report import Report

@@ -17,10 +17,10 @@ from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index import vectors
 from ..index.records import ChunkRecord, DocumentRecord
-from ..library import Failure, snapshot
 from ..limits import Note, memory_reason
 from ..model import Chunk, Document, Stage
 from .catalog import Found
+from .files import Failure, snapshot
 
 CHANGED = "the file changed while it was being ingested; run again to ingest it as it is now"
 

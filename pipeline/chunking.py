@@ -1,4 +1,5 @@
-"""The public Python entry points."""
+"""Chunking without a library: ``chunk_markdown``, ``chunk_text`` and ``chunk_file`` (no
+Typesense, no index; ``pipeline.Library`` is the indexed library)."""
 
 from __future__ import annotations
 
