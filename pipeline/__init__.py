@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 from .chunk.tiers import chunk_document
 from .chunk.tokens import Estimator, TokenCounter, estimate_tokens, make_counter
 from .chunking import chunk_file, chunk_markdown, chunk_text
-from .config import ChunkConfig, make_config
-from .config_files import load_config
 from .errors import ConfigError, ExtractionError, FolioError
 from .extract import extract_file
-from .limits import Limits
 from .model import Block, Chunk, Document
+from .shared.config import ChunkConfig, make_config
+from .shared.config_files import load_config
+from .shared.limits import Limits
 
 if TYPE_CHECKING:
     from .index.filters import Filters

@@ -1,15 +1,31 @@
-"""Chunking without a library: ``chunk_markdown``, ``chunk_text`` and ``chunk_file`` (no
-Typesense, no index; ``pipeline.Library`` is the indexed library)."""
+"""Chunking without a library: ``chunk_markdown``, ``chunk_text`` and ``chunk_file``, the
+files they read (``discover``), a file's text (``extract_file``) and heading tree
+(``document_outline``). No Typesense, no index: ``pipeline.Library`` is the indexed library.
+``folio chunk``, ``extract`` and ``outline`` use these and nothing below them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_document
-from .config import ChunkConfig
-from .extract import extract_file
+from .extract import SUPPORTED_SUFFIXES, extract_file
 from .extract.text import normalize_newlines
+from .ingest.files import discover
 from .model import Chunk, Document
+from .shared.config import ChunkConfig
+
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "DocumentOutline",
+    "chunk_document",
+    "chunk_file",
+    "chunk_markdown",
+    "chunk_text",
+    "discover",
+    "document_outline",
+    "extract_file",
+]
 
 
 def chunk_markdown(

@@ -1,29 +1,32 @@
 """``pipeline.Library``: one Python API over an indexed library, the same operations as
-the ``folio`` commands (ingest, search, retrieve, show, outline, documents, delete)."""
+the ``folio`` commands (ingest, search, retrieve, show, outline, documents, delete), and
+the types it takes and gives. The surfaces (``cli``, ``mcp``, ``web``, ``integrations``)
+import these from here, never from the stages (tests/test_imports.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from .config import ChunkConfig
-from .config_files import load_config
 from .errors import ConfigError, RetrievalError
-from .index import side_index
+from .index import server, side_index
 from .index.documents import delete_document
-from .index.filters import Filters
-from .index.keys import search_only_key
+from .index.filters import FORMATS, HINTS, TIERS, Filters
+from .index.keys import SCOPED_KEY_SECONDS, renewing_key, search_only_key
 from .index.replicas import NodeCounts, node_counts
 from .index.schema import CHUNKS, DOCUMENTS
-from .index.settings import load_server_settings, parse_url
+from .index.server import RunningServer
+from .index.settings import ServerSettings, load_server_settings, parse_url
 from .index.store import Store
+from .index.vectors import MODEL_ENV, model_dir
 from .ingest import IngestOptions, ProgressHook, Report, ingest
 
 # scripts/eval_retrieval.py imports it from here (it lived here), until it moves to ingest.files
 from .ingest.files import file_sha256 as file_sha256
-from .retrieve import Context, Hit, SearchResult, rank, retrieve, search
-from .retrieve.search import FACETS
+from .retrieve import MODES, Context, Hit, SearchResult, rank, retrieve, search
+from .retrieve.context import Citation, ContextItem, citation_text
+from .retrieve.search import FACETS, MAX_PER_PAGE
 from .retrieve.sections import (
     DocumentInfo,
     LibraryCounts,
@@ -35,6 +38,38 @@ from .retrieve.sections import (
     outline,
     show,
 )
+from .shared.config import ChunkConfig
+from .shared.config_files import load_config
+
+__all__ = [
+    "FACETS",
+    "FORMATS",
+    "HINTS",
+    "MAX_PER_PAGE",
+    "MODEL_ENV",
+    "MODES",
+    "SCOPED_KEY_SECONDS",
+    "TIERS",
+    "Citation",
+    "Context",
+    "ContextItem",
+    "DocumentInfo",
+    "Filters",
+    "Hit",
+    "IngestOptions",
+    "Library",
+    "LibraryCounts",
+    "NodeCounts",
+    "OutlineEntry",
+    "ProgressHook",
+    "Report",
+    "RunningServer",
+    "SearchResult",
+    "ServerSettings",
+    "Shown",
+    "citation_text",
+    "model_dir",
+]
 
 
 class Library:
@@ -81,6 +116,42 @@ class Library:
         kept 0600 under ``$FOLIO_HOME``): every write is refused by Typesense itself."""
         key = search_only_key(self.store)
         return Library(Store(self.store.settings, nodes=self.store.nodes, api_key=key))
+
+    def renewing(self, seconds: int = SCOPED_KEY_SECONDS) -> tuple[Library, Callable[[], None]]:
+        """This library through a scoped search-only key that lives ``seconds`` (``folio
+        mcp``'s), and the call that renews the key when it nears its end: make it before
+        each use of the library."""
+        key = renewing_key(self.store, seconds)
+        library = Library(Store(self.store.settings, nodes=self.store.nodes, api_key=key.current()))
+        return library, lambda: library.store.use_key(key.current())
+
+    # -- the server and the settings in force (no library opened) ---------------------------
+    @staticmethod
+    def settings(config: str | Path | None = None) -> ServerSettings:
+        """The Typesense settings ``open`` would use: ``$TYPESENSE_URL``, else the config
+        file's ``typesense:`` block, else the embedded server under ``$FOLIO_HOME``."""
+        return load_server_settings(config)
+
+    @staticmethod
+    def never_started(config: str | Path | None = None) -> bool:
+        """Nothing can be indexed yet: the settings name the embedded server, which has
+        never run (opening the library would start it only to find it empty)."""
+        return load_server_settings(config).embedded and not server.ever_started()
+
+    @staticmethod
+    def start_server() -> RunningServer:
+        """Start the embedded server under ``$FOLIO_HOME`` (the running one if it is up)."""
+        return server.start()
+
+    @staticmethod
+    def stop_server() -> bool:
+        """Stop the embedded server; ``False`` when it was not running."""
+        return server.stop()
+
+    @staticmethod
+    def running_server() -> RunningServer | None:
+        """The embedded server when it is running, without starting it."""
+        return server.running()
 
     # -- writing ---------------------------------------------------------------------------
     def ingest(

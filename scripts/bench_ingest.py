@@ -51,10 +51,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pipeline.config import ChunkConfig
     from pipeline.index.server import RunningServer
     from pipeline.index.store import Store
     from pipeline.ingest import FileResult, Found, Job, Runner
+    from pipeline.shared.config import ChunkConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -355,10 +355,10 @@ class _Bench:
 
 
 def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]) -> Result:
-    from pipeline.config_files import load_config
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
     from pipeline.ingest.files import discover
+    from pipeline.shared.config_files import load_config
 
     paths = [str(p) for p in _corpus_paths(corpus, only)]
     files, _ = discover(paths)

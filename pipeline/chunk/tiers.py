@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
-from ..config import ChunkConfig
 from ..model import Block, Chunk, Document, Tier
 from ..parse.document import HeadingSection, ParsedDocument, parse
+from ..shared.config import ChunkConfig
 from ..text.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..extract import SUPPORTED_SUFFIXES
 from ..model import Stage
-from ..pathtext import resolved
+from ..shared.pathtext import resolved
 
 
 @dataclass(frozen=True, slots=True)

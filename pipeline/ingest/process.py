@@ -10,15 +10,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from .. import logs
 from ..chunk.tiers import chunk_document
-from ..config import ChunkConfig
 from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index import vectors
 from ..index.records import ChunkRecord, DocumentRecord
-from ..limits import Note, memory_reason
 from ..model import Chunk, Document, Stage
+from ..shared import logs
+from ..shared.config import ChunkConfig
+from ..shared.limits import Note, memory_reason
 from .catalog import Found
 from .files import Failure, snapshot
 

@@ -21,7 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import FolioError, InvalidInput, RetrievalError
 from ..library import Library
-from ..pathtext import os_path, shown
+from ..shared.pathtext import os_path, shown
 from . import pages
 from .query import FACET_LABELS, PER_PAGE, Query
 from .source import SourceChanged, checked_copy, stream

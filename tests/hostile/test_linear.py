@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
+from pipeline.chunk.invariants import check_chunks
 from pipeline.ingest.files import discover
-from pipeline.invariants import check_chunks
 
 from ..helpers import load_script
 from .conftest import run_limited
