@@ -5,9 +5,8 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .chunk.tiers import chunk_document
 from .chunk.tokens import Estimator, TokenCounter, estimate_tokens, make_counter
-from .chunking import chunk_file, chunk_markdown, chunk_text
+from .chunking import chunk_document, chunk_file, chunk_markdown, chunk_text
 from .errors import ConfigError, ExtractionError, FolioError
 from .extract import extract_file
 from .model import Block, Chunk, Document

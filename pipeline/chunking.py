@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from .chunk.outline import DocumentOutline, document_outline
-from .chunk.tiers import chunk_document
+from .chunk.tiers import chunk_parsed
 from .extract import SUPPORTED_SUFFIXES, extract_file
 from .extract.text import normalize_newlines
 from .ingest.files import discover
 from .model import Chunk, Document
+from .parse.document import parse
 from .shared.config import ChunkConfig
 
 __all__ = [
@@ -26,6 +27,13 @@ __all__ = [
     "document_outline",
     "extract_file",
 ]
+
+
+def chunk_document(doc: Document, config: ChunkConfig | None = None) -> list[Chunk]:
+    """Sections and their snippets for one extracted document, in reading order: parsed,
+    then chunked."""
+    config = config or ChunkConfig()
+    return chunk_parsed(parse(doc, config), config)
 
 
 def chunk_markdown(

@@ -16,9 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline import ChunkConfig, ExtractionError, extract_file, make_config
+from pipeline import ChunkConfig, ExtractionError, chunk_document, extract_file, make_config
 from pipeline.chunk.invariants import check_chunks
-from pipeline.chunk.tiers import chunk_document
 from pipeline.chunk.tokens import WordPieceCounter
 from pipeline.model import Chunk, Document
 from pipeline.parse.blocks import parse_markdown

@@ -54,7 +54,7 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (scripts/ on path)
 
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
 from pipeline.extract.pdf.reader import extract_lines, open_reader  # noqa: E402

@@ -24,8 +24,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import make_config
-from pipeline.chunk.tiers import chunk_document
+from pipeline import chunk_document, make_config
 from pipeline.extract import extract_file
 from pipeline.index.records import ChunkRecord
 from pipeline.index.replicas import node_counts

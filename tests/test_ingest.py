@@ -67,7 +67,7 @@ def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
         from dataclasses import replace
 
         doc = replace(doc, doc_id=file_sha256(p))
-        from pipeline.chunk.tiers import chunk_document
+        from pipeline import chunk_document
 
         for c in chunk_document(doc, CONFIG):
             out[c.id] = ChunkRecord.from_chunk(c, doc.format).to_store()

@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
+from pipeline import chunk_document  # noqa: E402
 from pipeline.chunk.invariants import check_chunks  # noqa: E402
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
 from pipeline.extract.pdf.layout import Line  # noqa: E402
 from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
 from pipeline.extract.pdf.statements import find_statements, read_row  # noqa: E402
