@@ -14,7 +14,8 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
+
+from common import files_under
 
 from pipeline import ChunkConfig, ExtractionError, chunk_document, extract_file, make_config
 from pipeline.chunk.invariants import check_chunks
@@ -34,13 +35,6 @@ class Window:
     over: int = 0
     largest: int = 0
     oversized: int = 0
-
-
-def files_under(path: str) -> list[Path]:
-    p = Path(path)
-    if p.is_dir():
-        return sorted(f for f in p.rglob("*") if f.suffix.lower() in SUFFIXES)
-    return [p]
 
 
 def check_document(doc: Document, config: ChunkConfig) -> tuple[list[Chunk], list[str]]:
@@ -97,7 +91,7 @@ def main() -> int:
     t0 = time.perf_counter()
     for path in args.paths:
         window = windows[path] = Window()
-        for f in files_under(path):
+        for f in files_under(path, SUFFIXES):
             n_files += 1
             try:
                 doc = extract_file(f)

@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import add_corpus  # noqa: E402  (scripts/ is on the path)
 from eval_headings import Found, detected_headings, match, norm  # noqa: E402  (scripts/ on path)
 
 from pipeline import chunk_document  # noqa: E402
@@ -358,7 +358,7 @@ def table(rows: list[BookScore]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
+    add_corpus(ap)
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     args = ap.parse_args(argv)
