@@ -5,20 +5,19 @@
 
 from typing import TYPE_CHECKING, Any
 
-from .api import chunk_file, chunk_markdown, chunk_text
-from .chunk.tiers import chunk_document
 from .chunk.tokens import Estimator, TokenCounter, estimate_tokens, make_counter
-from .config import ChunkConfig, make_config
-from .config_files import load_config
+from .chunking import chunk_document, chunk_file, chunk_markdown, chunk_text
 from .errors import ConfigError, ExtractionError, FolioError
 from .extract import extract_file
-from .limits import Limits
 from .model import Block, Chunk, Document
+from .shared.config import ChunkConfig, make_config
+from .shared.config_files import load_config
+from .shared.limits import Limits
 
 if TYPE_CHECKING:
-    from .facade import Library
     from .index.filters import Filters
     from .ingest import IngestOptions
+    from .library import Library
 
 __all__ = [
     "Block",
@@ -48,7 +47,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name == "Library":
-        from .facade import Library
+        from .library import Library
 
         return Library
     if name == "Filters":

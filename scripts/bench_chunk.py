@@ -44,7 +44,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import text_table  # noqa: E402  (scripts/ is on the path)
+from data_dir import data_dir  # noqa: E402
 
 SHARED = data_dir()
 DEFAULT_CORPUS = SHARED / "corpus" / "markdown"
@@ -808,19 +809,6 @@ def _fmt_pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1f}%"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(r) for r in rows)])
-
-
 def render_bench(report: dict[str, Any]) -> str:
     ctr = report["counter"]
     header = [
@@ -864,7 +852,7 @@ def render_bench(report: dict[str, Any]) -> str:
         f"counter: {ctr}; target {TARGET} tokens; best of {report['repeat']} runs; "
         "one forked process per library; fresh chunker per run",
         "",
-        _table(header, rows, right=set(range(2, len(header)))),
+        text_table(header, rows, right=range(2, len(header))),
     ]
     folio = [r for r in report["results"] if "error" not in r and "embed_pct_over_max_wp" in r]
     if folio:
@@ -894,7 +882,7 @@ def render_bench(report: dict[str, Any]) -> str:
             "library", "sections", f"retr>max {ctr}", "retr>max WP", "oversized", "est>max",
             "est>max unflagged", f"est=={ctr}", "est bias vs WP", "est |err| vs WP",
         ]  # fmt: skip
-        lines.append(_table(fheader, frows, right=set(range(1, len(fheader)))))
+        lines.append(text_table(fheader, frows, right=range(1, len(fheader))))
     lines += [
         "",
         "MB/s: corpus bytes / best wall time (10^6 B). cpu s: least process CPU time of the runs "
@@ -952,7 +940,7 @@ def render_big(report: dict[str, Any]) -> str:
         f"synthetic file: {report['big_mb']} MB of concatenated corpus documents "
         "(memory test only; repeated text)",
         "",
-        _table(header, rows, right=set(range(1, len(header)))),
+        text_table(header, rows, right=range(1, len(header))),
         "",
         "str MB: size of the input str object (Python stores it at 1, 2 or 4 bytes per char, "
         "set by its widest char). RSS before: child RSS with the input built, before chunking.",

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import add_corpus  # noqa: E402  (scripts/ is on the path)
 
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
@@ -51,7 +51,7 @@ def timed(fn: object, *args: object, repeat: int = 1, **kw: object) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
+    add_corpus(ap)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--workers", type=int, default=min(os.cpu_count() or 1, 2))
     ap.add_argument(

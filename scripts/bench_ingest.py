@@ -51,14 +51,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pipeline.config import ChunkConfig
     from pipeline.index.server import RunningServer
     from pipeline.index.store import Store
     from pipeline.ingest import FileResult, Found, Job, Runner
+    from pipeline.shared.config import ChunkConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import text_table  # noqa: E402  (scripts/ is on the path)
+from data_dir import data_dir  # noqa: E402
 
 DEFAULT_CORPUS = data_dir() / "corpus"
 PARTS = {"markdown": "markdown", "pdf": "pdf", "epub": "epub"}
@@ -355,10 +356,10 @@ class _Bench:
 
 
 def run(corpus: Path, only: str, workers: int | None, log: Callable[[str], None]) -> Result:
-    from pipeline.config_files import load_config
     from pipeline.index.settings import ServerSettings
     from pipeline.index.store import Store
-    from pipeline.library import discover
+    from pipeline.ingest.files import discover
+    from pipeline.shared.config_files import load_config
 
     paths = [str(p) for p in _corpus_paths(corpus, only)]
     files, _ = discover(paths)
@@ -508,7 +509,7 @@ def _stored_results(store: Any, chunk_docs: list[dict[str, Any]]) -> dict[str, F
     from pipeline.index.records import ChunkRecord, DocumentRecord
     from pipeline.index.schema import DOCUMENTS
     from pipeline.ingest import FileResult
-    from pipeline.library import Failure
+    from pipeline.ingest.files import Failure
 
     by_doc: dict[str, list[dict[str, Any]]] = {}
     for d in chunk_docs:
@@ -550,19 +551,6 @@ def _replaying(results: dict[str, FileResult]) -> Runner:
 
 
 # --------------------------------------------------------------------------- output
-
-
-def _table(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    lines = []
-    for n, row in enumerate(rows):
-        cells = [
-            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right, strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 def render(res: Result) -> str:
@@ -621,7 +609,7 @@ def render(res: Result) -> str:
                 f"{pu['folio_cpu_s']:.1f}/-/{pu['server_cpu_s']:.1f}",
             ]
         )
-    out.append(_table(rows, [False, True, True, True, True, True, True, True]))
+    out.append(text_table(rows[0], rows[1:], right={1, 2, 3, 4, 5, 6, 7}))
     goal = "met" if res.ratio >= 0.9 else "NOT met"
     out.append(
         f"goal: folio chunks/s >= 90% of bare import -> {res.ratio:.1%} ({goal}); "
@@ -651,7 +639,7 @@ def render(res: Result) -> str:
         ["total", f"{st.get('total', 0):.2f}", f"{st.get('total', 0) / res.wall:.0%}",
          "Report.seconds['total']"],
     ]  # fmt: skip
-    out.append(_table(rows, [False, True, True, False]))
+    out.append(text_table(rows[0], rows[1:], right={1, 2}))
     out.append("")
     rows = [["store call (fresh ingest)", "calls", "docs", "seconds"]]
     for key, v in res.calls.items():
@@ -661,7 +649,7 @@ def render(res: Result) -> str:
             rows.append(
                 [f"{key} ({label})", str(v["calls"]), str(v["docs"]), f"{v['seconds']:.2f}"]
             )
-    out.append(_table(rows, [False, True, True, True]))
+    out.append(text_table(rows[0], rows[1:], right={1, 2, 3}))
     out.append("")
     rows = [
         ["peak RSS", "MiB"],
@@ -670,7 +658,7 @@ def render(res: Result) -> str:
         ["typesense server during ingest", f"{u['server_peak_rss_mib']:.0f}"],
         ["typesense server during bare import", f"{ru['server_peak_rss_mib']:.0f}"],
     ]
-    out.append(_table(rows, [False, True]))
+    out.append(text_table(rows[0], rows[1:], right={1}))
     out.append(f"(RSS via {u['rss_method']})")
     out.append("")
     out.append(
@@ -732,7 +720,7 @@ def render_runs(runs: Sequence[Result]) -> str:
     s = summary(runs)
     return "\n".join(
         [
-            _table(rows, [False, True, True, True, True, True, True, False]),
+            text_table(rows[0], rows[1:], right={1, 2, 3, 4, 5, 6}),
             f"median ratio {s['median_ratio']:.1%} (run {s['median_run']}, tables above); "
             f"best folio / best bare {s['best_over_best_ratio']:.1%}; "
             f"goal >= 90%: {'met' if s['goal_met'] else 'NOT met'}",

@@ -60,7 +60,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import add_budget, text_table  # noqa: E402  (scripts/ is on the path)
+from data_dir import data_dir  # noqa: E402
 from stats import percentile  # noqa: E402
 
 try:
@@ -1009,17 +1010,7 @@ def render(sizes: dict[str, Row]) -> str:
     for key, label, fmt in METRICS:
         if any(key in r for r in sizes.values()):
             rows.append([label, *(fmt(r[key]) if key in r else "-" for r in sizes.values())])
-    widths = [max(len(r[i]) for r in rows) for i in range(len(heads))]
-    lines = []
-    for n, row in enumerate(rows):
-        cells = [
-            row[0].ljust(widths[0]),
-            *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)),
-        ]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+    return text_table(heads, rows[1:], right=range(1, len(heads)))
 
 
 def _rounded(value: Any) -> Any:
@@ -1080,7 +1071,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=5,
         help="warm CLI retrieves and searches (5); folio mcp starts: half",
     )
-    ap.add_argument("--budget", type=int, default=2000, help="retrieve budget (2000)")
+    add_budget(ap)
     ap.add_argument("--workers", type=int, default=None, help="ingest --workers")
     ap.add_argument("--seed", type=int, default=0, help="library and question seed (0)")
     ap.add_argument(

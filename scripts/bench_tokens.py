@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import add_corpus  # noqa: E402  (scripts/ is on the path)
 from markdown_it import MarkdownIt  # noqa: E402
 from stats import percentile  # noqa: E402
 
@@ -232,7 +232,7 @@ def throughput(streams: Sequence[Stream]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
+    add_corpus(ap)
     ap.add_argument("--tokenizers", type=Path, default=None, help="default: CORPUS/../tokenizers")
     ap.add_argument("--json", action="store_true", help="also print the numbers as JSON")
     ap.add_argument("--baseline", action="store_true", help="also measure the first-draft rule")

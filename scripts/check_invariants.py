@@ -14,12 +14,12 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-from pipeline import ChunkConfig, ExtractionError, extract_file, make_config
-from pipeline.chunk.tiers import chunk_document
+from common import files_under
+
+from pipeline import ChunkConfig, ExtractionError, chunk_document, extract_file, make_config
+from pipeline.chunk.invariants import check_chunks
 from pipeline.chunk.tokens import WordPieceCounter
-from pipeline.invariants import check_chunks
 from pipeline.model import Chunk, Document
 from pipeline.parse.blocks import parse_markdown
 from pipeline.parse.document import uses_mdx
@@ -35,13 +35,6 @@ class Window:
     over: int = 0
     largest: int = 0
     oversized: int = 0
-
-
-def files_under(path: str) -> list[Path]:
-    p = Path(path)
-    if p.is_dir():
-        return sorted(f for f in p.rglob("*") if f.suffix.lower() in SUFFIXES)
-    return [p]
 
 
 def check_document(doc: Document, config: ChunkConfig) -> tuple[list[Chunk], list[str]]:
@@ -98,7 +91,7 @@ def main() -> int:
     t0 = time.perf_counter()
     for path in args.paths:
         window = windows[path] = Window()
-        for f in files_under(path):
+        for f in files_under(path, SUFFIXES):
             n_files += 1
             try:
                 doc = extract_file(f)

@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from pipeline.limits import DEFAULT_MAX_MEMORY_MB, supervise  # noqa: E402
 from pipeline.model import Stage  # noqa: E402
+from pipeline.shared.limits import DEFAULT_MAX_MEMORY_MB, supervise  # noqa: E402
 
 EMPTY_ERRORS = ("EmptyDocumentError", "NoTextLayerError")
 _NUMBER = re.compile(r"\d[\d,.]*")

@@ -73,8 +73,7 @@ if importlib.util.find_spec("pipeline") is None:  # a fresh checkout, not instal
 
 import typesense  # noqa: E402
 
-from pipeline import make_config  # noqa: E402
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline import chunk_document, make_config  # noqa: E402
 from pipeline.errors import StoreError  # noqa: E402
 from pipeline.extract import extract_file  # noqa: E402
 from pipeline.index.filters import Filters  # noqa: E402
@@ -83,7 +82,7 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS  # noqa: E402
 from pipeline.index.settings import Node, ServerSettings  # noqa: E402
 from pipeline.index.store import Store, quote  # noqa: E402
 from pipeline.ingest import IngestOptions, Report, ingest  # noqa: E402
-from pipeline.library import discover, file_sha256  # noqa: E402
+from pipeline.ingest.files import discover, file_sha256  # noqa: E402
 from pipeline.retrieve import rank  # noqa: E402
 
 

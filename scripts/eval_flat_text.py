@@ -38,7 +38,7 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
 from data_dir import data_dir  # noqa: E402
 from eval_structure import BookScore, structure_scores, text_headings  # noqa: E402
 
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline import chunk_document  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
 
 

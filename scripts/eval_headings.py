@@ -34,7 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import add_corpus  # noqa: E402  (scripts/ is on the path)
 
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
@@ -382,7 +382,7 @@ def summary(results: dict[str, list[Score]], split: dict[str, str] | None = None
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
+    add_corpus(ap)
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     ap.add_argument("--skip-epub", action="store_true")

@@ -55,7 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
+from common import add_corpus  # noqa: E402  (scripts/ is on the path)
 from eval_headings import (  # noqa: E402  (scripts/ on path)
     Found,
     detected_headings,
@@ -64,7 +64,7 @@ from eval_headings import (  # noqa: E402  (scripts/ on path)
     norm,
 )
 
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline import chunk_document  # noqa: E402
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract.dispatch import extract_path  # noqa: E402
 from pipeline.extract.pdf.reader import extract_lines, open_reader  # noqa: E402
@@ -377,7 +377,7 @@ def table(rows: list[BookScore]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=data_dir() / "corpus")
+    add_corpus(ap)
     ap.add_argument("--only", default="", help="substring of file names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     ap.add_argument(

@@ -20,9 +20,8 @@ sys.path.insert(0, str(ROOT))
 from hypothesis import HealthCheck, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from pipeline import make_config  # noqa: E402
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
-from pipeline.invariants import check_chunks  # noqa: E402
+from pipeline import chunk_document, make_config  # noqa: E402
+from pipeline.chunk.invariants import check_chunks  # noqa: E402
 from pipeline.model import Document  # noqa: E402
 from pipeline.parse.blocks import parse_markdown  # noqa: E402
 from pipeline.parse.document import uses_mdx  # noqa: E402

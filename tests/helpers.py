@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from pipeline import Chunk, ChunkConfig
-from pipeline.invariants import check_chunks
+from pipeline.chunk.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
 
 if TYPE_CHECKING:

@@ -259,7 +259,7 @@ def test_mdx_fences_inside_jsx_are_fences() -> None:
 
 
 def test_mdx_breadcrumbs_after_a_jsx_block() -> None:
-    from pipeline.chunk.tiers import chunk_document
+    from pipeline import chunk_document
     from pipeline.model import Document
 
     text = CLI_REFERENCE_SHAPE

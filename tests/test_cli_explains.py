@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from pipeline import IngestOptions, Library
-from pipeline.cli import build_parser
-from pipeline.config import make_config
+from pipeline.cli.folio import build_parser
 from pipeline.index import server
 from pipeline.index.store import Store
-from pipeline.limits import Limits
+from pipeline.shared.config import make_config
+from pipeline.shared.limits import Limits
 
 ROOT = Path(__file__).parent.parent
 PDFS = ROOT / "tests" / "fixtures" / "extract"

@@ -24,8 +24,7 @@ from typing import Any
 
 import pytest
 
-from pipeline import make_config
-from pipeline.chunk.tiers import chunk_document
+from pipeline import chunk_document, make_config
 from pipeline.extract import extract_file
 from pipeline.index.records import ChunkRecord
 from pipeline.index.replicas import node_counts
@@ -33,7 +32,7 @@ from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.settings import Node, ServerSettings
 from pipeline.index.store import Store, quote
 from pipeline.ingest import IngestOptions, ingest
-from pipeline.library import file_sha256
+from pipeline.ingest.files import file_sha256
 
 ROOT = Path(__file__).parent.parent
 CONFIG = make_config()

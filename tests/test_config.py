@@ -86,8 +86,8 @@ def test_frozen() -> None:
 def test_dense_model_from_config_relative_to_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline.config_files import dense_model
     from pipeline.index.vectors import MODEL_ENV, model_dir
+    from pipeline.shared.config_files import dense_model
 
     f = tmp_path / "conf" / "folio.yaml"
     f.parent.mkdir()

@@ -131,7 +131,7 @@ def mcp_calls(calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
     """The results of ``calls`` on `folio mcp`'s server, through the SDK's client."""
     from mcp.client import Client
 
-    from pipeline.mcp_server import build_server
+    from pipeline.mcp.server import build_server
 
     async def run() -> list[Any]:
         async with Client(build_server()) as client:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pipeline.chunk.tiers import chunk_document
+from pipeline import chunk_document
 from pipeline.model import Document
 
 from .helpers import load_script

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
+from pipeline import chunk_document  # noqa: E402
 from pipeline.errors import (  # noqa: E402
     CorruptFileError,
     EmptyDocumentError,

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import pipeline
+from pipeline.chunk.invariants import check_chunks
 from pipeline.extract import extract_file
 from pipeline.extract.pdf.reader import read_pdf
-from pipeline.invariants import check_chunks
 
 PYPDF_ARRAY_LIMIT = 100_000  # pypdf's Configuration.array_maximum_element_count
 

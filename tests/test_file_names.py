@@ -88,7 +88,7 @@ SURROGATE_TEXT = st.text(
 
 @given(SURROGATE_TEXT)
 def test_the_stored_form_is_utf8_and_reversible(path: str) -> None:
-    from pipeline.pathtext import is_text, os_path, shown, stored
+    from pipeline.shared.pathtext import is_text, os_path, shown, stored
 
     assert os_path(stored(path)) == path
     assert is_text(stored(path)) and is_text(shown(path))

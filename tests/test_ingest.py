@@ -29,7 +29,7 @@ from pipeline.ingest import (
     process_file,
 )
 from pipeline.ingest.catalog import Plan
-from pipeline.library import file_sha256
+from pipeline.ingest.files import file_sha256
 
 ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -59,7 +59,7 @@ def copies(lib: Path, n: int) -> Path:
 
 def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
     from pipeline.extract import extract_file
-    from pipeline.library import file_sha256
+    from pipeline.ingest.files import file_sha256
 
     out: dict[str, dict[str, object]] = {}
     for p in paths:
@@ -67,7 +67,7 @@ def expected_docs(paths: list[Path]) -> dict[str, dict[str, object]]:
         from dataclasses import replace
 
         doc = replace(doc, doc_id=file_sha256(p))
-        from pipeline.chunk.tiers import chunk_document
+        from pipeline import chunk_document
 
         for c in chunk_document(doc, CONFIG):
             out[c.id] = ChunkRecord.from_chunk(c, doc.format).to_store()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pipeline import Chunk, chunk_markdown, make_config
-from pipeline.invariants import check_chunks
+from pipeline.chunk.invariants import check_chunks
 
 CODE = "```py\n" + "\n".join(f"value_{i} = compute({i}, 'abcdefgh')" for i in range(300)) + "\n```"
 SRC = "# Title\n\nIntro paragraph here.\n\n" + CODE + "\n\nThe end.\n"

@@ -90,7 +90,7 @@ def test_restarts_do_not_pile_up_search_keys(
 def test_the_mcp_scoped_key_is_renewed_before_it_expires(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pipeline.mcp_server import build_server
+    from pipeline.mcp.server import build_server
 
     with own_home(tmp_path) as home:
         monkeypatch.setenv("FOLIO_HOME", str(home))

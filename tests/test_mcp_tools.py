@@ -41,7 +41,7 @@ def with_client(work: Callable[[Any], Awaitable[T]]) -> T:
     """``work`` on an SDK client session connected in memory to ``folio mcp``'s server."""
     from mcp.client import Client
 
-    from pipeline.mcp_server import build_server
+    from pipeline.mcp.server import build_server
 
     async def run() -> T:
         async with Client(build_server()) as client:

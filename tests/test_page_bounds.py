@@ -117,7 +117,7 @@ def test_the_python_api_refuses_them(library: Library) -> None:
 def test_mcp_answers_an_unreachable_page_with_an_error(library: Library) -> None:
     from mcp.client import Client
 
-    from pipeline.mcp_server import build_server
+    from pipeline.mcp.server import build_server
 
     async def run() -> list[Any]:
         async with Client(build_server()) as client:

@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
-from pipeline.chunk.tiers import chunk_document  # noqa: E402
-from pipeline.config import make_config  # noqa: E402
+from pipeline import chunk_document  # noqa: E402
+from pipeline.chunk.invariants import check_chunks  # noqa: E402
 from pipeline.extract.pdf.layout import Line  # noqa: E402
 from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
 from pipeline.extract.pdf.statements import find_statements, read_row  # noqa: E402
-from pipeline.invariants import check_chunks  # noqa: E402
+from pipeline.shared.config import make_config  # noqa: E402
 
 COLUMNS = (130.0, 160.0, 190.0)  # right edges (mm) of the three value columns
 CAPTION = "Example Corp and Subsidiaries Consolidated Statement of Cash Flows"

@@ -138,7 +138,7 @@ def test_windowed_parse_equals_whole_parse(src: str, window: int) -> None:
 # a heading longer than a snippet: its title is cut in the prefix, the budget stays positive
 @example("intro\n\n" + "long heading words " * 400 + "\n====\n\nbody text", "markdown")
 def test_fuzz_mixtures_keep_invariants(src: str, mode: str) -> None:
-    from pipeline.chunk.tiers import chunk_document
+    from pipeline import chunk_document
     from pipeline.model import Document
 
     text = normalized(src)
@@ -175,13 +175,14 @@ def test_summed_runs_equal_runs_counted_whole(src: str) -> None:
     block and run): the chunks are exactly those of counting every range whole."""
     from pipeline.chunk import tiers
     from pipeline.model import Document
+    from pipeline.parse.document import parse
 
-    doc = Document(text=normalized(src))
+    parsed = parse(Document(text=normalized(src)), SMALL)
     saved = tiers.LINE_COUNTED_CHARS, tiers.SLICED_CHARS
     tiers.LINE_COUNTED_CHARS = tiers.SLICED_CHARS = 0
     try:
-        summed = tiers.chunk_document(doc, SMALL)
+        summed = tiers.chunk_parsed(parsed, SMALL)
     finally:
         tiers.LINE_COUNTED_CHARS, tiers.SLICED_CHARS = saved
-    whole = tiers.chunk_document(doc, SMALL, _SumFree())
+    whole = tiers.chunk_parsed(parsed, SMALL, _SumFree())
     assert [c.to_dict() for c in summed] == [c.to_dict() for c in whole]

@@ -54,7 +54,7 @@ MARKUPISH = st.text(alphabet="ab \\[]/<>markbold=#\t\n", max_size=60).filter(
 def test_marked_is_text_whatever_the_snippet(parts: list[str], unbalanced: str) -> None:
     """Typesense's snippet, odd parts in <mark>: the printed line is the snippet's text
     with the tags gone, the marked parts bold; nothing is read as markup."""
-    from pipeline.terminal import marked
+    from pipeline.cli.terminal import marked
 
     snippet = "".join(f"<mark>{p}</mark>" if i % 2 else p for i, p in enumerate(parts))
     snippet += unbalanced

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.terminal import markup, plain
+from pipeline.cli.terminal import markup, plain
 
 from .helpers import folio
 

@@ -32,8 +32,8 @@ from pipeline.chunk.tokens import (
     estimate_tokens,
     make_counter,
 )
-from pipeline.config import ChunkConfig
 from pipeline.errors import ConfigError
+from pipeline.shared.config import ChunkConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "tokenizers"

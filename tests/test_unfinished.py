@@ -30,7 +30,7 @@ from pipeline.ingest import (
     process_file,
 )
 from pipeline.ingest.catalog import Plan, copy_id
-from pipeline.library import file_sha256
+from pipeline.ingest.files import file_sha256
 from pipeline.retrieve import Filters, get_section, neighbors, outline, search, show
 
 ROOT = Path(__file__).parent.parent

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import ChunkConfig
 from ..model import Chunk, Document, HeadingMode
 from ..parse.document import parse
+from ..shared.config import ChunkConfig
 from .tiers import chunk_parsed
 
 

@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
-from ..config import ChunkConfig
-from ..model import Block, Chunk, Document, Tier
-from ..parse.document import HeadingSection, ParsedDocument, parse
+from ..model import Block, Chunk, Tier
+from ..parse.document import HeadingSection, ParsedDocument
+from ..shared.config import ChunkConfig
 from ..text.lines import line_index
 from .concepts import fit_prefix, retrieval_prefix, term_counts, top_terms
 from .hints import chunk_hints, table_text
@@ -33,18 +33,11 @@ _TF_CACHE = 256
 _TF_TERMS = 1 << 18
 
 
-def chunk_document(
-    doc: Document, config: ChunkConfig | None = None, counter: TokenCounter | None = None
-) -> list[Chunk]:
-    """Sections and their snippets for one document, in reading order."""
-    config = config or ChunkConfig()
-    return chunk_parsed(parse(doc, config), config, counter)
-
-
 def chunk_parsed(
     d: ParsedDocument, config: ChunkConfig | None = None, counter: TokenCounter | None = None
 ) -> list[Chunk]:
-    """``chunk_document`` for a document already parsed."""
+    """Sections and their snippets for one parsed document, in reading order (the parse
+    is the step before: ``ingest.process`` and ``pipeline.chunk_document``)."""
     config = config or ChunkConfig()
     counter = counter or make_counter(config)
     return _Builder(d, config, counter).build()

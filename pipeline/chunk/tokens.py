@@ -19,8 +19,8 @@ from functools import cache
 from importlib import resources
 from typing import Any, Protocol, runtime_checkable
 
-from ..config import ChunkConfig
 from ..errors import ConfigError
+from ..shared.config import ChunkConfig
 
 
 @runtime_checkable

@@ -123,6 +123,6 @@ def load_embedder(
 
 
 def _default_cache_dir() -> Path:
-    from ..home import folio_home
+    from ..shared.home import folio_home
 
     return folio_home() / "models"

@@ -9,7 +9,7 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from ..errors import StoreError
-from ..pathtext import stored
+from ..shared.pathtext import stored
 from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .store import Store, quote

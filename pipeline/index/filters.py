@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..chunk.hints import HINT_ORDER
-from ..inputs import check_choice, check_id, check_literal, check_pages
+from ..shared.inputs import check_choice, check_id, check_literal, check_pages
 from .store import quote
 
 TIERS = ("section", "snippet")

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import StoreError
-from ..home import folio_home
+from ..shared.home import folio_home
 from .server import write_secret
 from .store import Store
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, ClassVar, Literal, get_args
 
-from .. import pathtext
 from ..model import STAGES, Chunk, Stage
+from ..shared import pathtext
 
 Status = Literal["indexing", "complete", "empty", "failed", "duplicate"]
 STATUSES: tuple[Status, ...] = get_args(Status)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EmbeddedServerError
-from ..home import folio_home, secure_home
+from ..shared.home import folio_home, secure_home
 from .settings import Node
 
 log = logging.getLogger("folio.server")

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import config_files
 from ..errors import ConfigError
+from ..shared import config_files
 
 
 @dataclass(frozen=True, slots=True)

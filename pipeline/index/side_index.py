@@ -40,7 +40,7 @@ from typing import Any
 from typesense.exceptions import ObjectNotFound
 
 from ..errors import FolioError, LockBusy, StoreError
-from ..home import folio_home
+from ..shared.home import folio_home
 from . import generation
 from .lexical import FORMAT, SNIPPET_FIELDS, DamagedIndex, DocInfo, LexicalIndex, LexicalWriter
 from .lock import library_lock

@@ -25,8 +25,8 @@ from typesense.exceptions import (
 )
 
 from ..errors import IncompleteImport, StoreError
-from ..home import folio_home
-from ..inputs import check_literal
+from ..shared.home import folio_home
+from ..shared.inputs import check_literal
 from . import server
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS, META, check_ranges, schema

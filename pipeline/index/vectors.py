@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..config_files import dense_model
 from ..errors import FolioError
-from ..home import folio_home
+from ..shared.config_files import dense_model
+from ..shared.home import folio_home
 
 MODEL_ENV = "FOLIO_EMBED_MODEL"  # a directory with model.safetensors and tokenizer.json
 _lock = threading.Lock()

@@ -19,9 +19,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from ..config import ChunkConfig
 from ..index import side_index
 from ..index.store import Store
+from ..shared.config import ChunkConfig
 from .catalog import Found
 from .handoff import MIN_BATCH, IndexThread
 from .indexer import Indexer, Sink

@@ -11,8 +11,8 @@ from ..index.documents import release
 from ..index.records import DocumentRecord
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import BATCH_SIZE, Store, quote
-from ..library import Failure
 from .catalog import Plan
+from .files import Failure
 from .plan import failure_record
 from .process import FileResult
 from .report import Report

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InvalidInput
 from ..index.store import BATCH_SIZE
-from ..limits import Limits
+from ..shared.limits import Limits
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,16 +12,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ..config import ChunkConfig
 from ..index import vectors
 from ..index.documents import read_records, release
 from ..index.records import DocumentRecord, Status
 from ..index.replicas import Replicas
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store
-from ..library import Failure, discover, file_sha256
-from ..limits import Limits, size_problem
+from ..shared.config import ChunkConfig
+from ..shared.limits import Limits, size_problem
 from .catalog import Found, Plan, copy_id, plan
+from .files import Failure, discover, file_sha256
 from .options import IngestOptions
 from .process import FileResult, Job
 from .report import Report

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Protocol
 
-from ..limits import Limits, Note, supervise
 from ..model import Stage
+from ..shared.limits import Limits, Note, supervise
 from .catalog import Found
 from .process import FileResult, Job, Process, process_file
 

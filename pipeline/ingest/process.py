@@ -1,5 +1,6 @@
-"""One file of an ingest: read, extract, chunk and embed it into a ``FileResult``. Runs in
-a worker process, so ``process_file`` and everything it is given must pickle."""
+"""One file of an ingest through the stages in order: read and extract, parse, chunk, embed,
+into a ``FileResult`` that the indexer writes (the index stage, ``indexer``). Runs in a
+worker process, so ``process_file`` and everything it is given must pickle."""
 
 from __future__ import annotations
 
@@ -10,17 +11,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
-from .. import logs
-from ..chunk.tiers import chunk_document
-from ..config import ChunkConfig
+from ..chunk.tiers import chunk_parsed
 from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index import vectors
 from ..index.records import ChunkRecord, DocumentRecord
-from ..library import Failure, snapshot
-from ..limits import Note, memory_reason
 from ..model import Chunk, Document, Stage
+from ..parse.document import parse
+from ..shared import logs
+from ..shared.config import ChunkConfig
+from ..shared.limits import Note, memory_reason
 from .catalog import Found
+from .files import Failure, snapshot
 
 CHANGED = "the file changed while it was being ingested; run again to ingest it as it is now"
 
@@ -63,7 +65,9 @@ class Process(Protocol):
 
 
 def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
-    """Extract and chunk one file, and embed its snippets when ``job.embed``."""
+    """Extract one file, parse the extracted ``Document``, chunk the ``ParsedDocument``,
+    and embed the chunks' snippets when ``job.embed``; a failure in parsing is reported
+    as the chunk stage's."""
     t0 = time.perf_counter()
     doc = _read(work, job.memory_mb)
     t1 = time.perf_counter()
@@ -74,7 +78,8 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
         note("chunk")
     try:
         with logs.about(work.path):
-            chunks = chunk_document(doc, job.config)
+            parsed = parse(doc, job.config)
+            chunks = chunk_parsed(parsed, job.config)
     except MemoryError:
         return FileResult.failed(work, "chunk", memory_reason(job.memory_mb), t1 - t0)
     except Exception as exc:

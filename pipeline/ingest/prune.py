@@ -11,7 +11,7 @@ from pathlib import Path
 from ..index.documents import release
 from ..index.records import DocumentRecord
 from ..index.store import Store
-from ..library import resolved
+from ..shared.pathtext import resolved
 from .catalog import is_legacy
 from .report import Report
 

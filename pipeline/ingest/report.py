@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..index.records import DocumentRecord
-from ..library import Failure
+from .files import Failure
 from .process import FileResult
 
 ProgressHook = Callable[[str, dict[str, int]], None]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..retrieve.context import ContextItem, citation_text
+from ..library import ContextItem, citation_text
 
 
 def item_id(item: ContextItem) -> str:

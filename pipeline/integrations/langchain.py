@@ -13,8 +13,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from ..facade import Library
-from ..index.filters import Filters
+from ..library import Filters, Library
 from . import item_id, metadata
 
 

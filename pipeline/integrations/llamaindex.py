@@ -15,8 +15,7 @@ from typing import Any
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from ..facade import Library
-from ..index.filters import Filters
+from ..library import Filters, Library
 from . import item_id, metadata, score
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from ..config import ChunkConfig
 from ..model import Block, Document, HeadingMode
+from ..shared.config import ChunkConfig
 from ..text.heading_lines import MIN_HEADINGS, TITLE_SEARCH_LINES, title_line
 from .blocks import parse_markdown
 from .headings import apply_heuristics, parse_text

@@ -14,7 +14,7 @@ from ..index.schema import CHUNKS
 from ..index.side_index import current
 from ..index.store import Store, found
 from ..index.visible import hidden_docs
-from ..inputs import check_query, check_range
+from ..shared.inputs import check_query, check_range
 from . import dense
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit

@@ -11,7 +11,7 @@ from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.store import Store
 from ..index.visible import excluding, hidden_docs
-from ..inputs import check_query, check_result_page
+from ..shared.inputs import check_query, check_result_page
 from ..text.stopwords import SEARCH_STOPWORDS
 from .hits import HIT_FIELDS, Hit, to_hit
 

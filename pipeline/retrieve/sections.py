@@ -13,9 +13,8 @@ from ..index.records import DocumentRecord, Status
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, found, quote
 from ..index.visible import hides, is_hidden, status_search
-from ..inputs import check_id
-from ..library import resolved
-from ..pathtext import os_path, stored
+from ..shared.inputs import check_id
+from ..shared.pathtext import os_path, resolved, stored
 from .context import Citation, cite, page_map_search, page_maps
 from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
 

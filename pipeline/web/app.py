@@ -20,8 +20,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..errors import FolioError, InvalidInput, RetrievalError
-from ..facade import Library
-from ..pathtext import os_path, shown
+from ..library import Library
+from ..shared.pathtext import os_path, shown
 from . import pages
 from .query import FACET_LABELS, PER_PAGE, Query
 from .source import SourceChanged, checked_copy, stream

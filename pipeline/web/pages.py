@@ -14,9 +14,16 @@ from urllib.parse import urlencode
 
 from markdown_it import MarkdownIt
 
-from ..retrieve import Hit, SearchResult
-from ..retrieve.context import Citation, citation_text
-from ..retrieve.sections import DocumentInfo, LibraryCounts, OutlineEntry, Shown
+from ..library import (
+    Citation,
+    DocumentInfo,
+    Hit,
+    LibraryCounts,
+    OutlineEntry,
+    SearchResult,
+    Shown,
+    citation_text,
+)
 from .query import FACET_LABELS, Query
 
 _SPACES = re.compile(r"\s+")

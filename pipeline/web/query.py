@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from urllib.parse import urlencode
 
-from ..index.filters import Filters
+from ..library import Filters
 
 # Facet field -> label, in the order shown; the reader also counts doc_id and tables.
 FACET_LABELS = {

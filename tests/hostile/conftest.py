@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.limits import supervise
+from pipeline.shared.limits import supervise
 
 from . import generate
 

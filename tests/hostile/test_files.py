@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import pipeline
+from pipeline.chunk.invariants import check_chunks
 from pipeline.errors import ExtractionError
 from pipeline.extract import extract_file
-from pipeline.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
 
 from . import generate

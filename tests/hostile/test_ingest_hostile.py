@@ -19,7 +19,7 @@ from pipeline import make_config
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
 from pipeline.ingest import FileResult, Found, IngestOptions, Job, ingest, process_file
-from pipeline.limits import Limits, Note, supervise
+from pipeline.shared.limits import Limits, Note, supervise
 
 from . import generate
 from .conftest import running_as_root
@@ -196,7 +196,7 @@ from pipeline import make_config
 from pipeline.index.settings import load_server_settings
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest
-from pipeline.limits import Limits
+from pipeline.shared.limits import Limits
 import pipeline, encodings.utf_8_sig, tempfile
 with tempfile.NamedTemporaryFile("w", suffix=".md") as fh:  # lazy imports happen now:
     fh.write("# Warm\n\nup.\n")                          # nobody may not read the stdlib

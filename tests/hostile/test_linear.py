@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import pipeline
-from pipeline.invariants import check_chunks
-from pipeline.library import discover
+from pipeline.chunk.invariants import check_chunks
+from pipeline.ingest.files import discover
 
 from ..helpers import load_script
 from .conftest import run_limited

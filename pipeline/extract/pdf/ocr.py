@@ -192,7 +192,7 @@ def _read_all(
         return
     from concurrent.futures import ProcessPoolExecutor
 
-    from ...limits import die_with_parent
+    from ...shared.limits import die_with_parent
 
     pool = ProcessPoolExecutor(workers, initializer=die_with_parent, initargs=(os.getpid(),))
     done = 0

@@ -28,8 +28,8 @@ from ...errors import (
     ExtractionError,
     NoTextLayerError,
 )
-from ...limits import die_with_parent
 from ...model import Document, HeadingMode, OutlineEntry, Page, SourceInfo
+from ...shared.limits import die_with_parent
 from ...text.heading_lines import find_headings
 from ..boilerplate import BoilerplateResult, detect_boilerplate
 from ..gfm import pipe_table

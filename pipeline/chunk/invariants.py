@@ -6,12 +6,12 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from .chunk.rows import CUT
-from .chunk.split import CODE_CONTINUATION
-from .config import ChunkConfig
-from .model import Block, Chunk
-from .parse.blocks import parse_markdown, split_row, table_headers
-from .parse.headings import parse_text
+from ..model import Block, Chunk
+from ..parse.blocks import parse_markdown, split_row, table_headers
+from ..parse.headings import parse_text
+from ..shared.config import ChunkConfig
+from .rows import CUT
+from .split import CODE_CONTINUATION
 
 _MARKUP_ONLY = " \t\n>"
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)$")

@@ -14,20 +14,20 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rich.console import Console
 
-from .home import folio_home, secure_home
-from .logs import NameTheFile, Once, line
-from .pathtext import stored
+from ..shared.home import folio_home, secure_home
+from ..shared.logs import NameTheFile, Once, line
+from ..shared.pathtext import stored
 from .terminal import markup
 
 if TYPE_CHECKING:
-    from .facade import Library
+    from ..library import Library
 
 err = Console(stderr=True)
 out = Console()
 
 
 def open_library(args: argparse.Namespace) -> Library:
-    from .facade import Library  # chunk, extract and outline never load Typesense's client
+    from ..library import Library  # chunk, extract and outline never load Typesense's client
 
     secure_home(folio_home())  # a home made by an older Folio is tightened here
     return Library.open(config=getattr(args, "config", None))

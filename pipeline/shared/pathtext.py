@@ -5,12 +5,15 @@ A Linux file name is bytes. Python reads the bytes that are not UTF-8 as lone su
 nor terminal takes: ``bad\\xff\\xfename.md`` failed at stage ``index`` on every run and
 ``folio ingest --json`` wrote invalid UTF-8. Inside Folio a path stays as Python reads
 it (so it opens); where it leaves Folio (a record in Typesense, JSON output) it is in
-``stored`` form, and shown to a person through ``shown``.
+``stored`` form, and shown to a person through ``shown``. ``resolved`` is the one
+absolute path a file is known by, to ingest and to a lookup by path alike.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 _ANY_SURROGATE = re.compile("[\ud800-\udfff]")
 _ESCAPE = re.compile(r"\\(x[89a-f][0-9a-f]|\\|\")")
@@ -66,3 +69,12 @@ def shown(text: str) -> str:
     if is_text(text):
         return text
     return _ANY_SURROGATE.sub(lambda m: _escape(m.group()), text)
+
+
+def resolved(path: Path) -> Path:
+    """The absolute path with symlinks resolved; a path that cannot be resolved (a
+    symlink loop, a dangling link) stays absolute as named, for the read to report."""
+    try:
+        return Path(os.path.realpath(path, strict=True))
+    except OSError:
+        return Path(os.path.abspath(path))

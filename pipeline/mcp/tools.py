@@ -1,5 +1,5 @@
 """The tools of ``folio mcp``, each a call on the ``Library``; their schemas are in
-``mcp_schema``."""
+``schema``."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from .facade import Library
-from .index.filters import Filters
-from .inputs import check_range, did_you_mean
-from .mcp_schema import (
+from ..library import Filters, Hit, Library
+from ..shared.inputs import check_range, did_you_mean
+from .schema import (
     DOC,
     ChunkRef,
     Documents,
@@ -34,7 +33,6 @@ from .mcp_schema import (
     Section,
     Tier,
 )
-from .retrieve import Hit
 
 Tool = Callable[..., Any]
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)

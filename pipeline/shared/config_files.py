@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
+from ..errors import ConfigError
 from .config import FIELDS, ChunkConfig, make_config
-from .errors import ConfigError
 from .inputs import did_you_mean
 
 FILE_NAME = "folio.yaml"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli_common import Commands, add_command
 from ..errors import FolioError
+from .common import Commands, add_command
 
 DEFAULT_PORT = 8765
 
@@ -28,7 +28,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     with their outlines. It reads through a search-only key.
     """
     try:
-        from .app import serve
+        from ..web.app import serve
     except ImportError as exc:
         raise FolioError(
             f"`folio serve` needs Starlette and uvicorn ({exc.name} is missing): "

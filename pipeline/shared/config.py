@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .inputs import did_you_mean
 
 Preset = Literal["small", "medium", "large"]

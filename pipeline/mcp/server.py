@@ -10,10 +10,8 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .errors import FolioError
-from .facade import Library
-from .index.keys import SCOPED_KEY_SECONDS, ScopedKey, renewing_key
-from .index.store import Store
+from ..errors import FolioError
+from ..library import SCOPED_KEY_SECONDS, Library
 
 INSTRUCTIONS = (
     "Folio indexes a library of books and documents as sections (~1700 tokens) that hold "
@@ -29,7 +27,7 @@ INSTRUCTIONS = (
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _reported(key: ScopedKey, store: Store) -> Callable[[F], F]:
+def _reported(renew: Callable[[], None]) -> Callable[[F], F]:
     """Each call runs with a fresh scoped key, and a Folio error (bad input, server
     unreachable) comes back as an error result whose text says why: the SDK shows an
     agent only "Error executing tool X" for any other exception."""
@@ -39,7 +37,7 @@ def _reported(key: ScopedKey, store: Store) -> Callable[[F], F]:
         @functools.wraps(fn)
         def tool(*args: Any, **kwargs: Any) -> Any:
             try:
-                store.use_key(key.current())
+                renew()
                 return fn(*args, **kwargs)
             except FolioError as exc:
                 raise ToolError(str(exc)) from exc
@@ -51,17 +49,15 @@ def _reported(key: ScopedKey, store: Store) -> Callable[[F], F]:
 
 def build_server(config_path: str | None = None, *, key_seconds: int = SCOPED_KEY_SECONDS) -> Any:
     try:
-        from .mcp_tools import FolioMCP, add_tools
+        from .tools import FolioMCP, add_tools
     except ImportError as exc:
         raise FolioError(
             "`folio mcp` needs the MCP SDK: pip install 'folio-pipeline[mcp]'"
         ) from exc
 
-    admin = Library.open(config=config_path)
-    key = renewing_key(admin.store, key_seconds)
-    library = Library(Store(admin.store.settings, nodes=admin.store.nodes, api_key=key.current()))
+    library, renew = Library.open(config=config_path).renewing(key_seconds)
     app = FolioMCP(name="folio", instructions=INSTRUCTIONS)
-    add_tools(app, library, _reported(key, library.store))
+    add_tools(app, library, _reported(renew))
     return app
 
 

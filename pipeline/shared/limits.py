@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
 
+from ..errors import InvalidInput
+from ..model import STAGES, Stage
 from . import logs
-from .errors import InvalidInput
-from .model import STAGES, Stage
 
 DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_MAX_FILE_MB = 512.0

@@ -16,7 +16,13 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from .cli_common import (
+from ..chunking import SUPPORTED_SUFFIXES, discover
+from ..errors import FolioError
+from ..library import IngestOptions, Library, Report
+from ..shared.config import OVERLAPS, PRESETS
+from ..shared.config_files import load_config
+from ..shared.limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
+from .common import (
     Commands,
     add_command,
     at_least,
@@ -26,15 +32,7 @@ from .cli_common import (
     out,
     print_json,
 )
-from .cli_read import add_read_commands
-from .config import OVERLAPS, PRESETS
-from .config_files import load_config
-from .errors import FolioError
-from .extract import SUPPORTED_SUFFIXES
-from .index import server
-from .ingest import IngestOptions, Report
-from .library import discover
-from .limits import DEFAULT_FILE_TIMEOUT, DEFAULT_MAX_FILE_MB, DEFAULT_MAX_MEMORY_MB, Limits
+from .read import add_read_commands
 from .terminal import markup, one_line
 
 
@@ -157,13 +155,13 @@ def cmd_server(args: argparse.Namespace) -> int:
     typesense: config names one. Commands start it when they need it.
     """
     if args.action == "start":
-        started = server.start()
+        started = Library.start_server()
         home = markup(str(started.home))
         out.print(f"running: pid {started.pid} on {started.node.url()} (home {home})")
     elif args.action == "stop":
-        out.print("stopped" if server.stop() else "not running")
+        out.print("stopped" if Library.stop_server() else "not running")
     else:
-        running = server.running()
+        running = Library.running_server()
         out.print(
             f"running: pid {running.pid} on {running.node.url()}" if running else "not running"
         )
@@ -176,7 +174,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     An MCP server on stdio with tools search, retrieve, get_section, get_outline and
     list_documents, using a search-only key.
     """
-    from .mcp_server import serve
+    from ..mcp.server import serve
 
     serve(args.config)
     return 0

@@ -14,7 +14,7 @@ import re
 from rich.markup import escape
 from rich.text import Text
 
-from .pathtext import shown
+from ..shared.pathtext import shown
 
 # C0 controls but tab and newline, DEL, and C1 (0x9b and 0x9d open CSI and OSC
 # sequences on their own in some terminals).

@@ -11,15 +11,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from .chunk.outline import DocumentOutline, document_outline
-from .chunk.tiers import chunk_document
-from .cli_common import ConsoleLog, DefaultsShown, add_command, config_option
-from .config import OVERLAPS, PRESETS, ChunkConfig
-from .config_files import load_config
-from .errors import FolioError, LockBusy
-from .extract import extract_file
-from .library import discover
-from .model import Chunk
+from ..chunking import DocumentOutline, chunk_document, discover, document_outline, extract_file
+from ..errors import FolioError, LockBusy
+from ..model import Chunk
+from ..shared.config import OVERLAPS, PRESETS, ChunkConfig
+from ..shared.config_files import load_config
+from .common import ConsoleLog, DefaultsShown, add_command, config_option
 from .terminal import plain
 
 log = logging.getLogger("folio")
@@ -136,7 +133,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
     """
     if len(args.files) == 1 and not Path(args.files[0]).exists():
         # Not a file here: a document of the library (doc_id, its prefix, its path).
-        from .cli_read import print_library_outline
+        from .read import print_library_outline
 
         print_library_outline(args, args.files[0])
         return 0
@@ -225,9 +222,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _chunk_options(outline)
 
-    from .cli_config import add_config
-    from .cli_index import add_commands
-    from .web.command import add_serve
+    from .config import add_config
+    from .index import add_commands
+    from .serve import add_serve
 
     add_commands(sub)
     add_config(sub)
@@ -237,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _chunk_options(p: argparse.ArgumentParser) -> None:
-    from .cli_index import OVERLAP_HELP, PRESET_HELP
+    from .index import OVERLAP_HELP, PRESET_HELP
 
     p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)

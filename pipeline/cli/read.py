@@ -11,17 +11,21 @@ from typing import Any
 
 from rich.text import Text
 
-from .cli_common import Commands, add_command, at_least, err, open_library, out, print_json
-from .errors import FolioError, RetrievalError
-from .facade import Library
-from .home import folio_home
-from .index import server
-from .index.filters import FORMATS, HINTS, TIERS, Filters
-from .index.settings import load_server_settings
-from .retrieve import MODES
-from .retrieve.context import citation_text
-from .retrieve.hits import Hit
-from .retrieve.sections import DocumentInfo, OutlineEntry
+from ..errors import FolioError, RetrievalError
+from ..library import (
+    FORMATS,
+    HINTS,
+    MODES,
+    TIERS,
+    DocumentInfo,
+    Filters,
+    Hit,
+    Library,
+    OutlineEntry,
+    citation_text,
+)
+from ..shared.home import folio_home
+from .common import Commands, add_command, at_least, err, open_library, out, print_json
 from .terminal import elide_end, elide_middle, marked, markup, one_line, plain
 
 FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
@@ -46,7 +50,7 @@ EMPTY = "the library is empty: run `folio ingest PATH` first"
 def _never_started(args: argparse.Namespace) -> bool:
     """Nothing can be indexed yet: starting the embedded server for a read would only
     create an empty library."""
-    return load_server_settings(args.config).embedded and not server.ever_started()
+    return Library.never_started(args.config)
 
 
 def _library(args: argparse.Namespace) -> Library:
@@ -205,10 +209,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     Where the library lives (home, server), the collections behind its aliases, and
     how many files and chunks it holds. Does not start the embedded server.
     """
-    settings = load_server_settings(args.config)
+    settings = Library.settings(args.config)
     info: dict[str, object] = {"home": str(folio_home())}
     if settings.embedded:
-        running = server.running()
+        running = Library.running_server()
         info["server"] = {"embedded": True, "running": running is not None}
         if running is None:
             return _status(info, args.json)

@@ -12,10 +12,18 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from .index.filters import FORMATS, HINTS, TIERS
-from .inputs import MAX_HITS, MAX_PAGE_NUMBER
-from .retrieve import MODES, Citation, ContextItem, DocumentInfo, OutlineEntry
-from .retrieve.search import MAX_PER_PAGE
+from ..library import (
+    FORMATS,
+    HINTS,
+    MAX_PER_PAGE,
+    MODES,
+    TIERS,
+    Citation,
+    ContextItem,
+    DocumentInfo,
+    OutlineEntry,
+)
+from ..shared.inputs import MAX_HITS, MAX_PAGE_NUMBER
 
 
 def _enum(values: tuple[str, ...]) -> WithJsonSchema:

@@ -6,12 +6,11 @@ import argparse
 import dataclasses
 import os
 
-from . import config_files
-from .cli_common import Commands, add_command, config_option, out, print_json
-from .config_files import ConfigFiles
-from .home import folio_home
-from .index.settings import load_server_settings
-from .index.vectors import MODEL_ENV, model_dir
+from ..library import MODEL_ENV, Library, model_dir
+from ..shared import config_files
+from ..shared.config_files import ConfigFiles
+from ..shared.home import folio_home
+from .common import Commands, add_command, config_option, out, print_json
 from .terminal import markup
 
 _SIZES = ("section_target", "section_max", "snippet_target", "snippet_max")
@@ -36,7 +35,7 @@ def _chunk(files: ConfigFiles) -> dict[str, tuple[object, str]]:
 
 
 def _typesense(files: ConfigFiles) -> dict[str, tuple[object, str]]:
-    settings = load_server_settings(None)
+    settings = Library.settings(None)
     if os.environ.get("TYPESENSE_URL"):
         where: tuple[object, str] = (os.environ["TYPESENSE_URL"], "$TYPESENSE_URL")
     elif settings.nodes:

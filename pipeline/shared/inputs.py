@@ -8,7 +8,7 @@ import difflib
 import re
 from collections.abc import Iterable
 
-from .errors import InvalidInput
+from ..errors import InvalidInput
 
 MAX_QUERY_BYTES = 16 * 1024
 # Typesense counts with 32 bits: 0.24.1 never answers a search for a page from 2**31 to
