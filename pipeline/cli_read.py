@@ -21,7 +21,8 @@ from .index.settings import load_server_settings
 from .retrieve import MODES
 from .retrieve.context import citation_text
 from .retrieve.hits import Hit
-from .retrieve.sections import DocumentInfo, OutlineEntry
+from .retrieve.outline import OutlineEntry
+from .retrieve.sections import DocumentInfo
 from .terminal import elide_end, elide_middle, marked, markup, one_line, plain
 
 FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
@@ -272,8 +273,8 @@ def _node_line(node: dict[str, Any]) -> str:
 
 
 def print_library_outline(args: argparse.Namespace, doc: str) -> None:
-    """`folio outline DOC` (DOC not a file here): the sections of an indexed document,
-    in order."""
+    """`folio outline DOC` (DOC not a file here): the headings of an indexed document,
+    each once, in order."""
     if _never_started(args):
         raise FolioError(f"{doc}: no such file (and the library is empty)")
     lib = open_library(args)
@@ -283,20 +284,21 @@ def print_library_outline(args: argparse.Namespace, doc: str) -> None:
         raise RetrievalError(f"{doc}: no such file; {exc}") from None
     entries = lib.outline(found.doc_id)
     if args.json:
-        print_json({"doc": _doc_json(found), "sections": [_entry_json(e) for e in entries]})
+        print_json({"doc": _doc_json(found), "headings": [_entry_json(e) for e in entries]})
         return
-    head = f"{found.path}: {found.title} ({len(entries)} sections)"
+    head = f"{found.path}: {found.title} ({len(entries)} headings)"
     out.print(markup(one_line(head)), highlight=False, soft_wrap=True)  # a path stays whole
     for e in entries:
         out.print(markup(_outline_line(e, max(60, out.width))), highlight=False)
 
 
 def _outline_line(e: OutlineEntry, width: int) -> str:
-    """The id first (whole, a column of its own, to copy into `folio show`), then the
-    title indented by its depth and cut at the end to fit, then its pages: the tree
-    stays a tree at 80 columns (ids after long titles wrapped onto lines of their own)."""
+    """The id of the section holding the heading first (whole, a column of its own, to
+    copy into `folio show`), then the heading indented by its level and cut at the end
+    to fit, then its pages: the tree stays a tree at 80 columns (ids after long titles
+    wrapped onto lines of their own)."""
     pages = "" if e.page_start is None else f"  p. {e.page_start}-{e.page_end}"
-    indent = "  " * max(0, len(e.breadcrumb) - 1)
+    indent = "  " * e.level
     room = width - len(e.id) - 2 - len(indent) - len(pages)
     return f"{e.id}  {indent}{elide_end(one_line(e.section_title), room)}{pages}"
 

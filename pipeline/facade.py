@@ -20,16 +20,15 @@ from .index.settings import load_server_settings, parse_url
 from .index.store import Store
 from .ingest import IngestOptions, ProgressHook, Report, ingest
 from .retrieve import Context, Hit, SearchResult, rank, retrieve, search
+from .retrieve.outline import OutlineEntry, outline
 from .retrieve.search import FACETS
 from .retrieve.sections import (
     DocumentInfo,
     LibraryCounts,
-    OutlineEntry,
     Shown,
     find_document,
     library_counts,
     list_documents,
-    outline,
     show,
 )
 
@@ -164,8 +163,8 @@ class Library:
         return find_document(self.store, doc)
 
     def outline(self, doc: str) -> list[OutlineEntry]:
-        """The sections of a document (doc_id, prefix or path) in order, with their
-        breadcrumbs and pages."""
+        """The headings of a document (doc_id, prefix or path): each once, in order, with
+        its depth, breadcrumb, pages and the section to open it at."""
         return outline(self.store, find_document(self.store, doc).doc_id)
 
     def documents(self, *, limit: int = 10_000) -> list[DocumentInfo]:

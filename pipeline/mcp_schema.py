@@ -116,7 +116,10 @@ class Section(_Record):
 
 class Outline(_Record):
     document: DocumentInfo
-    sections: tuple[OutlineEntry, ...] = Field(description="in reading order")
+    headings: tuple[OutlineEntry, ...] = Field(
+        description="each heading once, in reading order; level: depth below the title (0: "
+        "the text before the first heading); id: the section holding it, for get_section"
+    )
 
 
 class Documents(_Record):

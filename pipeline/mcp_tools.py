@@ -184,11 +184,11 @@ def _add_reading(tool: Register, library: Library) -> None:
 
     @tool("get_outline")
     def get_outline(doc_id: Annotated[str, Field(description=DOC)]) -> Outline:
-        """A document's sections in reading order: ids, breadcrumbs, pages and token
-        counts, to pick sections to read with get_section.
+        """A document's headings, each once, in reading order: level, breadcrumb, pages
+        and the id of the section holding it, to pick sections to read with get_section.
         """
         document = library.document(doc_id)
-        return Outline(document=document, sections=tuple(library.outline(document.doc_id)))
+        return Outline(document=document, headings=tuple(library.outline(document.doc_id)))
 
     @tool("list_documents")
     def list_documents(

@@ -11,15 +11,18 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import logs
-from ..chunk.tiers import chunk_document
+from ..chunk.outline import heading_spans
+from ..chunk.tiers import chunk_parsed
 from ..config import ChunkConfig
 from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index import vectors
+from ..index.headings import StoredHeading, encode_headings
 from ..index.records import ChunkRecord, DocumentRecord
 from ..library import Failure, snapshot
 from ..limits import Note, memory_reason
 from ..model import Chunk, Document, Stage
+from ..parse.document import parse
 from .catalog import Found
 
 CHANGED = "the file changed while it was being ingested; run again to ingest it as it is now"
@@ -74,13 +77,13 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
         note("chunk")
     try:
         with logs.about(work.path):
-            chunks = chunk_document(doc, job.config)
+            chunks, headings = _chunk(doc, job.config)
     except MemoryError:
         return FileResult.failed(work, "chunk", memory_reason(job.memory_mb), t1 - t0)
     except Exception as exc:
         return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     t2 = time.perf_counter()
-    record = _document_record(work, doc, chunks, job.fingerprint)
+    record = _document_record(work, doc, chunks, headings, job.fingerprint)
     docs = [ChunkRecord.from_chunk(c, doc.format) for c in chunks]
     if job.embed:
         if note is not None:
@@ -93,6 +96,17 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
     return FileResult(
         work.path, work.sha256, work.size, record, tuple(docs), None, t1 - t0, t2 - t1, t3 - t2
     )
+
+
+def _chunk(doc: Document, config: ChunkConfig) -> tuple[list[Chunk], list[StoredHeading]]:
+    """The chunks of ``doc`` and its headings, from one parse: the record keeps every
+    heading, also those that share a chunk or own no text (the indexed outline)."""
+    parsed = parse(doc, config)
+    headings = [
+        StoredHeading(h.title, h.breadcrumb, h.char_start, h.char_end, h.page_start, h.page_end)
+        for h in heading_spans(doc, parsed)
+    ]
+    return chunk_parsed(parsed, config), headings
 
 
 def _read(work: Found, memory_mb: int | None) -> Document | Failure:
@@ -123,7 +137,11 @@ def _read(work: Found, memory_mb: int | None) -> Document | Failure:
 
 
 def _document_record(
-    work: Found, doc: Document, chunks: list[Chunk], fingerprint: str
+    work: Found,
+    doc: Document,
+    chunks: list[Chunk],
+    headings: list[StoredHeading],
+    fingerprint: str,
 ) -> DocumentRecord:
     """The record of a file chunked in this run, ``indexing`` until its chunks are in."""
     sections = sum(1 for c in chunks if c.tier == "section")
@@ -147,6 +165,7 @@ def _document_record(
         config=fingerprint,
         ingested_at=int(time.time()),
         page_map=json.dumps(pages, ensure_ascii=False) if pages else None,
+        headings=encode_headings(headings),
     )
 
 
