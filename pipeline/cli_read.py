@@ -29,13 +29,12 @@ FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
 
 
 def _filters(lib: Library, args: argparse.Namespace) -> Filters:
-    return Filters(
-        hints=tuple(args.hint or ()),
-        tier=getattr(args, "tier", None),
-        # A prefix or a path, as `folio docs` shows it: the stored filter needs the id.
-        doc=lib.document(args.doc).doc_id if args.doc is not None else None,
+    return lib.filters(
+        hints=args.hint,
+        tier=getattr(args, "tier", None),  # search only: retrieve ranks snippets
+        doc=args.doc,
         format=args.format,
-        has_table=True if args.has_table else None,
+        has_table=args.has_table,
         page_from=args.pages[0] if args.pages else None,
         page_to=args.pages[1] if args.pages else None,
     )

@@ -118,6 +118,31 @@ class Library:
         return swapped
 
     # -- reading ---------------------------------------------------------------------------
+    def filters(
+        self,
+        *,
+        hints: Sequence[str] | None = None,
+        tier: str | None = None,
+        doc: str | None = None,
+        format: str | None = None,
+        has_table: bool = False,
+        page_from: int | None = None,
+        page_to: int | None = None,
+    ) -> Filters:
+        """The filters of ``search`` and ``retrieve`` as a caller names them, checked: the
+        one way the command line and the MCP tools build them. ``doc`` is a doc_id, a
+        unique prefix of one or a path; ``has_table``: only chunks holding a table (False
+        does not filter); pages: chunks overlapping ``page_from``–``page_to``."""
+        return Filters(
+            hints=tuple(hints or ()),
+            tier=tier,
+            doc=None if doc is None else self.document(doc).doc_id,
+            format=format,
+            has_table=True if has_table else None,
+            page_from=page_from,
+            page_to=page_to,
+        )
+
     def search(
         self,
         query: str,

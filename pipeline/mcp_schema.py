@@ -51,6 +51,10 @@ PageFrom = Annotated[
 PageTo = Annotated[
     PageNumber | None, Field(description="only chunks starting on this page or before")
 ]
+InFormat = Annotated[Format | None, Field(description="only this file format")]
+HasTable = Annotated[
+    bool, Field(description="only chunks holding a table (false: no filter), as --has-table")
+]
 Ranking = Annotated[
     Mode | None,
     Field(description="ranking (default: hybrid when embeddings are available, else lexical)"),
