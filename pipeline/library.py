@@ -26,16 +26,15 @@ from .ingest import IngestOptions, ProgressHook, Report, ingest
 from .ingest.files import file_sha256 as file_sha256
 from .retrieve import MODES, Context, Hit, SearchResult, rank, retrieve, search
 from .retrieve.context import Citation, ContextItem, citation_text
+from .retrieve.outline import OutlineEntry, outline
 from .retrieve.search import FACETS, MAX_PER_PAGE
 from .retrieve.sections import (
     DocumentInfo,
     LibraryCounts,
-    OutlineEntry,
     Shown,
     find_document,
     library_counts,
     list_documents,
-    outline,
     show,
 )
 from .shared.config import ChunkConfig
@@ -193,6 +192,31 @@ class Library:
         return swapped
 
     # -- reading ---------------------------------------------------------------------------
+    def filters(
+        self,
+        *,
+        hints: Sequence[str] | None = None,
+        tier: str | None = None,
+        doc: str | None = None,
+        format: str | None = None,
+        has_table: bool = False,
+        page_from: int | None = None,
+        page_to: int | None = None,
+    ) -> Filters:
+        """The filters of ``search`` and ``retrieve`` as a caller names them, checked: the
+        one way the command line and the MCP tools build them. ``doc`` is a doc_id, a
+        unique prefix of one or a path; ``has_table``: only chunks holding a table (False
+        does not filter); pages: chunks overlapping ``page_from``–``page_to``."""
+        return Filters(
+            hints=tuple(hints or ()),
+            tier=tier,
+            doc=None if doc is None else self.document(doc).doc_id,
+            format=format,
+            has_table=True if has_table else None,
+            page_from=page_from,
+            page_to=page_to,
+        )
+
     def search(
         self,
         query: str,
@@ -238,8 +262,8 @@ class Library:
         return find_document(self.store, doc)
 
     def outline(self, doc: str) -> list[OutlineEntry]:
-        """The sections of a document (doc_id, prefix or path) in order, with their
-        breadcrumbs and pages."""
+        """The headings of a document (doc_id, prefix or path): each once, in order, with
+        its depth, breadcrumb, pages and the section to open it at."""
         return outline(self.store, find_document(self.store, doc).doc_id)
 
     def documents(self, *, limit: int = 10_000) -> list[DocumentInfo]:

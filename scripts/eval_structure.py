@@ -21,6 +21,8 @@ the same page ±1). Then:
   them all; a chunk holding several top-level entries is counted apart ("spanning");
 - duplicates: heading lines repeating the one before (the same title with case and
   punctuation folded, or the same normalized title with nothing between the two lines);
+- breadcrumb duplicates: chunks whose breadcrumb repeats an item in the next one (the same
+  words, case and punctuation aside: ``Georgia > GEORGIA > Climate``);
 - markup: titles (heading lines, breadcrumb items, section titles) holding markup
   characters (``*``, a backtick, an emphasis ``_``, a backslash escape, an HTML entity or tag).
 
@@ -90,6 +92,7 @@ class BookScore:
     chapter_n: int = 0
     spanning: int = 0  # chunks holding several top-level entries: not counted
     duplicates: int = 0
+    crumb_duplicates: int = 0  # chunks whose breadcrumb repeats an item in the next one
     markup: int = 0
     markup_examples: tuple[str, ...] = ()
     headings: int = 0
@@ -189,6 +192,9 @@ def structure_scores(
     s.precise = sum(1 for j in counted if pairs.get(j) in top)
     s.headings = len(found)
     s.duplicates = duplicates(found, text)
+    s.crumb_duplicates = sum(
+        any(_fold(a) == _fold(b) for a, b in itertools.pairwise(c.breadcrumb)) for c in chunks
+    )
     titles = [f.title for f in found]
     titles += [t for c in chunks for t in (*c.breadcrumb[1:], c.section_title)]
     bad = sorted({t for t in titles if MARKUP.search(t)})
@@ -343,17 +349,17 @@ def _same_file(href: object, name: str) -> bool:
 def table(rows: list[BookScore]) -> str:
     out = [
         "| file | mode | TOC top-2 | found (nested) | recall | depth≤2 lines | precision"
-        " | breadcrumb (ok/n) | spanning | duplicates | markup | s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        " | breadcrumb (ok/n) | spanning | duplicates | crumb dups | markup | s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         if r.error:
-            out.append(f"| {r.name} | error | {r.truth} | | | | | | | | | |  ← {r.error}")
+            out.append(f"| {r.name} | error | {r.truth} | | | | | | | | | | |  ← {r.error}")
             continue
         out.append(
             f"| {r.name} | {r.mode} | {r.truth} | {r.nested} | {r.recall:.3f} | {r.detected}"
             f" | {r.precision:.3f} | {r.crumb:.3f} ({r.crumb_ok}/{r.crumb_n}) | {r.spanning}"
-            f" | {r.duplicates}"
+            f" | {r.duplicates} | {r.crumb_duplicates}"
             f" | {r.markup} | {r.seconds:.1f} |"
         )
     ok = [r for r in rows if not r.error]
@@ -366,7 +372,7 @@ def table(rows: list[BookScore]) -> str:
             f" | {sum(r.detected for r in ok)}"
             f" | **{sum(r.precise for r in ok) / max(1, sum(r.detected for r in ok)):.3f}**"
             f" | **{sum(r.crumb_ok for r in ok) / max(1, n):.3f}** | {sum(r.spanning for r in ok)}"
-            f" | {sum(r.duplicates for r in ok)}"
+            f" | {sum(r.duplicates for r in ok)} | {sum(r.crumb_duplicates for r in ok)}"
             f" | {sum(r.markup for r in ok)} | |"
         )
     examples = [f"{r.name}: {list(r.markup_examples)}" for r in ok if r.markup_examples]

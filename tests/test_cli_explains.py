@@ -138,7 +138,7 @@ def test_doc_takes_a_prefix_or_a_path_and_explains_an_ambiguous_one(
     assert len(lib.documents()) == 17  # the ambiguous delete removed nothing
     run = folio("outline", first.doc_id[:8])
     assert run.returncode == 0, run.stderr
-    assert f"{first.path}: {first.title} (1 sections)" in flat(run.stdout), run.stdout
+    assert f"{first.path}: {first.title} (3 headings)" in flat(run.stdout), run.stdout
 
 
 def test_paging_past_the_end_says_how_many_results(library: Library) -> None:

@@ -54,6 +54,13 @@ def test_wrong_nesting_duplicates_and_markup_count() -> None:
     assert s.crumb_ok < s.crumb_n
 
 
+def test_breadcrumbs_repeating_an_item_count() -> None:
+    text = f"# Part One\n\n## PART ONE.\n\n{WORDS}\n\n# Part Two\n\n## Dusk\n\n{WORDS}\n"
+    doc = Document(text=text, source="book.md", title="Book", heading_mode="outline")
+    repeating = [c for c in chunk_document(doc) if c.breadcrumb[1:3] == ("Part One", "PART ONE.")]
+    assert repeating and _score(text).crumb_duplicates == len(repeating)
+
+
 def test_entry_of_packed_small_sections_is_their_parent() -> None:
     parent = ev.parents([1, 2, 2, 1, 2])
     anchors = [(0, 0), (10, 1), (50, 2), (90, 3), (100, 4)]

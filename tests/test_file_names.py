@@ -71,7 +71,7 @@ def test_delete_and_outline_take_the_name_as_given(folio_env: Path, tmp_path: Pa
     env = {**os.environ, "FOLIO_HOME": str(tmp_path / "home")}
     assert folio(env, "ingest", str(lib))[0] == 0
     code, out, err = folio(env, "outline", '"' + str(lib) + '/bad\\xff\\xfename.md"')
-    assert code == 0 and "Quokkas (1 sections)" in out, err
+    assert code == 0 and "Quokkas (2 headings)" in out, err
     code, out, err = folio(env, "delete", bad)
     assert code == 0, err
     assert folio(env, "docs", "--json")[1].strip() == "[]"

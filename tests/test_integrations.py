@@ -72,6 +72,11 @@ def test_langchain_retriever_matches_folio_retrieve(library: Library) -> None:
     assert [d.page_content for d in docs] == [i["text"] for i in items]
     for doc, item in zip(docs, items, strict=True):
         assert expected_metadata(item).items() <= doc.metadata.items()
+        # the rank and the ranking's score, as LlamaIndex's NodeWithScore carries it
+        assert doc.metadata["rank"] == item["rank"]
+        assert doc.metadata["score"] == item["signals"]["score"]
+    scores = [d.metadata["score"] for d in docs]
+    assert all(isinstance(s, float) and s > 0 for s in scores)
     assert any(d.metadata["page_start"] for d in docs)  # the PDF's pages are carried
 
 
@@ -83,8 +88,10 @@ def test_llamaindex_retriever_matches_folio_retrieve(library: Library) -> None:
     assert all(isinstance(n, NodeWithScore) for n in nodes)
     assert [n.node.get_content() for n in nodes] == [i["text"] for i in items]
     assert [n.score for n in nodes] == [i["signals"]["score"] for i in items]
+    assert all(isinstance(n.score, float) and n.score > 0 for n in nodes)  # Folio's own score
     for node, item in zip(nodes, items, strict=True):
         assert expected_metadata(item).items() <= node.node.metadata.items()
+        assert node.node.metadata["score"] == node.score
         # an LLM sees the citation line above the text, not the bookkeeping
         shown = node.node.get_content(MetadataMode.LLM)
         assert shown.startswith("citation: ") and "snippet_ids" not in shown

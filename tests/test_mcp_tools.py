@@ -5,6 +5,7 @@ values refused as error results that say what is allowed (the command line's che
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -16,7 +17,7 @@ from typing import Any, TypeVar
 import jsonschema
 import pytest
 
-from pipeline import make_config
+from pipeline import Library, make_config
 from pipeline.index.filters import FORMATS, HINTS, TIERS
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest
@@ -75,6 +76,13 @@ def test_the_tool_list_shows_enums_ranges_and_output_schemas(library: Store) -> 
     retrieve = listed["retrieve"].input_schema["properties"]
     assert choices(retrieve["mode"]) == list(MODES) and choices(retrieve["hints"]) == list(HINTS)
     assert retrieve["budget"]["minimum"] == 1 and retrieve["budget"]["default"] == 2000
+    # retrieve takes `folio retrieve`'s filters: search's, but the tier (it ranks snippets)
+    unfiltered = {"question", "budget", "mode", "query", "tier", "page", "per_page"}
+    assert set(retrieve) - unfiltered == set(search) - unfiltered
+    assert choices(retrieve["format"]) == list(FORMATS)
+    assert retrieve["has_table"]["type"] == "boolean" and retrieve["has_table"]["default"] is False
+    for end in ("page_from", "page_to"):
+        assert retrieve[end] == search[end] and search[end]["anyOf"][0]["minimum"] == 1
     assert listed["list_documents"].input_schema["properties"]["limit"]["minimum"] == 1
     for tool in listed.values():
         assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
@@ -93,6 +101,11 @@ def test_the_tool_list_shows_enums_ranges_and_output_schemas(library: Store) -> 
         ("search", {"per_page": 500}, ["per_page must be from 1 to 250, not 500"]),
         ("search", {"page": 0}, ["page must be from 1 to 214748364, not 0"]),
         ("retrieve", {"budget": 0}, ["budget must be 1 or more, not 0"]),
+        ("retrieve", {"format": "docx"}, ["unknown format 'docx'", *FORMATS]),
+        ("retrieve", {"page_from": 5, "page_to": 2}, ["page range 5 to 2 is empty"]),
+        ("retrieve", {"page_from": 0}, ["page 0: pages are numbered from 1"]),
+        ("retrieve", {"has_table": "maybe"}, ["invalid has_table 'maybe': it must be true or"]),
+        ("retrieve", {"doc_id": "0123456789abcdef"}, ["no indexed document matches"]),
         ("search", {"doc_id": "0123456789abcdef"}, ["no indexed document matches"]),
         ("list_documents", {"limit": 0}, ["limit must be 1 or more, not 0"]),
     ],
@@ -109,6 +122,35 @@ def test_a_bad_value_is_an_mcp_error_saying_what_is_allowed(
     assert result.is_error and result.structured_content is None
     text = result.content[0].text
     assert all(s in text for s in said), text
+
+
+def test_retrieve_filters_mean_what_the_command_line_s_mean(library: Store) -> None:
+    """The same filters give `folio retrieve --json`'s items, and each holds a table."""
+    reader = Library(library)
+    doc = next(d for d in reader.documents() if d.path.endswith("rust-operators.md"))
+    args = {"hints": ["table"], "doc_id": doc.doc_id[:8], "format": "markdown", "has_table": True}
+
+    async def call(client: Any) -> Any:
+        res = await client.call_tool("retrieve", {"question": "operator", "budget": 900} | args)
+        assert not res.is_error, res.content[0].text
+        return res.structured_content
+
+    got = with_client(call)
+    flags = ["--hint", "table", "--doc", doc.doc_id[:8], "--format", "markdown", "--has-table"]
+    command = ["retrieve", "operator", "--budget", "900", "--json", *flags]
+    cli = subprocess.run(
+        [sys.executable, "-m", "pipeline", *command],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert got["items"] and got["items"] == json.loads(cli.stdout)["items"]
+    for item in got["items"]:
+        assert item["citation"]["doc_id"] == doc.doc_id
+        assert all("table" in reader.show(s).chunk.content_hints for s in item["snippet_ids"])
 
 
 def test_the_cli_and_mcp_refuse_a_misspelled_hint_in_the_same_words(library: Store) -> None:
@@ -169,6 +211,7 @@ def test_good_calls_return_structured_content_matching_the_schema(library: Store
     assert section["citation"]["doc_id"] == doc_id
     outline = got["outline"]
     assert outline["document"]["doc_id"] == doc_id
-    indexes = [s["chunk_index"] for s in outline["sections"]]
-    assert indexes == sorted(indexes) and len(indexes) == got["operators"]["sections"]
-    assert section["section"]["id"] in {s["id"] for s in outline["sections"]}
+    headings = outline["headings"]  # each once, in order, with the section holding it
+    assert len({tuple(h["breadcrumb"]) for h in headings}) == len(headings) > 0
+    indexes = [h["chunk_index"] for h in headings]
+    assert indexes == sorted(indexes) and indexes[-1] < got["operators"]["sections"]

@@ -105,13 +105,13 @@ def test_outline_keeps_its_tree_at_80_columns(library_80: dict[str, str]) -> Non
     env = library_80
     docs = json.loads(folio(env, "docs", "--json").stdout)
     pdf = next(d for d in docs if d["path"].endswith(".pdf"))
-    sections = json.loads(folio(env, "outline", pdf["doc_id"][:10], "--json").stdout)["sections"]
+    headings = json.loads(folio(env, "outline", pdf["doc_id"][:10], "--json").stdout)["headings"]
     run = folio(env, "outline", pdf["doc_id"][:10])
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()[1:]
-    assert len(lines) == len(sections), run.stdout  # one line each, none wrapped
-    for line, entry in zip(lines, sections, strict=True):
+    assert len(lines) == len(headings), run.stdout  # one line each, none wrapped
+    for line, entry in zip(lines, headings, strict=True):
         assert len(line) <= 80 and line.startswith(entry["id"] + "  "), line
-        depth = len(entry["breadcrumb"]) - 1
+        depth = entry["level"]
         title = line[len(entry["id"]) + 2 :]
         assert title.startswith("  " * depth) and not title[2 * depth].isspace(), line

@@ -32,13 +32,12 @@ FILTER_FLAGS = "--hint/--tier/--doc/--format/--has-table/--pages"
 
 
 def _filters(lib: Library, args: argparse.Namespace) -> Filters:
-    return Filters(
-        hints=tuple(args.hint or ()),
-        tier=getattr(args, "tier", None),
-        # A prefix or a path, as `folio docs` shows it: the stored filter needs the id.
-        doc=lib.document(args.doc).doc_id if args.doc is not None else None,
+    return lib.filters(
+        hints=args.hint,
+        tier=getattr(args, "tier", None),  # search only: retrieve ranks snippets
+        doc=args.doc,
         format=args.format,
-        has_table=True if args.has_table else None,
+        has_table=args.has_table,
         page_from=args.pages[0] if args.pages else None,
         page_to=args.pages[1] if args.pages else None,
     )
@@ -276,8 +275,8 @@ def _node_line(node: dict[str, Any]) -> str:
 
 
 def print_library_outline(args: argparse.Namespace, doc: str) -> None:
-    """`folio outline DOC` (DOC not a file here): the sections of an indexed document,
-    in order."""
+    """`folio outline DOC` (DOC not a file here): the headings of an indexed document,
+    each once, in order."""
     if _never_started(args):
         raise FolioError(f"{doc}: no such file (and the library is empty)")
     lib = open_library(args)
@@ -287,20 +286,21 @@ def print_library_outline(args: argparse.Namespace, doc: str) -> None:
         raise RetrievalError(f"{doc}: no such file; {exc}") from None
     entries = lib.outline(found.doc_id)
     if args.json:
-        print_json({"doc": _doc_json(found), "sections": [_entry_json(e) for e in entries]})
+        print_json({"doc": _doc_json(found), "headings": [_entry_json(e) for e in entries]})
         return
-    head = f"{found.path}: {found.title} ({len(entries)} sections)"
+    head = f"{found.path}: {found.title} ({len(entries)} headings)"
     out.print(markup(one_line(head)), highlight=False, soft_wrap=True)  # a path stays whole
     for e in entries:
         out.print(markup(_outline_line(e, max(60, out.width))), highlight=False)
 
 
 def _outline_line(e: OutlineEntry, width: int) -> str:
-    """The id first (whole, a column of its own, to copy into `folio show`), then the
-    title indented by its depth and cut at the end to fit, then its pages: the tree
-    stays a tree at 80 columns (ids after long titles wrapped onto lines of their own)."""
+    """The id of the section holding the heading first (whole, a column of its own, to
+    copy into `folio show`), then the heading indented by its level and cut at the end
+    to fit, then its pages: the tree stays a tree at 80 columns (ids after long titles
+    wrapped onto lines of their own)."""
     pages = "" if e.page_start is None else f"  p. {e.page_start}-{e.page_end}"
-    indent = "  " * max(0, len(e.breadcrumb) - 1)
+    indent = "  " * e.level
     room = width - len(e.id) - 2 - len(indent) - len(pages)
     return f"{e.id}  {indent}{elide_end(one_line(e.section_title), room)}{pages}"
 

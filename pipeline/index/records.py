@@ -43,6 +43,7 @@ class DocumentRecord:
     error: str | None = None
     stage: Stage | None = None
     page_map: str | None = None  # JSON [[number, label, char_start, char_end], ...]
+    headings: str | None = None  # every heading once, in order (``index.headings``)
 
     @classmethod
     def from_store(cls, stored: Mapping[str, Any]) -> DocumentRecord:

@@ -29,7 +29,7 @@ from .report import Report
 log = logging.getLogger("folio.ingest")
 # Bumped when what ingest stores for the same bytes and settings changes (fields,
 # titles, retrieval text), so existing documents are re-ingested rather than "unchanged".
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 
 
 def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:

@@ -11,13 +11,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
+from ..chunk.outline import heading_spans
 from ..chunk.tiers import chunk_parsed
 from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index import vectors
+from ..index.headings import StoredHeading, encode_headings
 from ..index.records import ChunkRecord, DocumentRecord
 from ..model import Chunk, Document, Stage
-from ..parse.document import parse
+from ..parse.document import ParsedDocument, parse
 from ..shared import logs
 from ..shared.config import ChunkConfig
 from ..shared.limits import Note, memory_reason
@@ -80,12 +82,13 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
         with logs.about(work.path):
             parsed = parse(doc, job.config)
             chunks = chunk_parsed(parsed, job.config)
+            headings = _headings(doc, parsed)
     except MemoryError:
         return FileResult.failed(work, "chunk", memory_reason(job.memory_mb), t1 - t0)
     except Exception as exc:
         return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     t2 = time.perf_counter()
-    record = _document_record(work, doc, chunks, job.fingerprint)
+    record = _document_record(work, doc, chunks, headings, job.fingerprint)
     docs = [ChunkRecord.from_chunk(c, doc.format) for c in chunks]
     if job.embed:
         if note is not None:
@@ -98,6 +101,15 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
     return FileResult(
         work.path, work.sha256, work.size, record, tuple(docs), None, t1 - t0, t2 - t1, t3 - t2
     )
+
+
+def _headings(doc: Document, parsed: ParsedDocument) -> list[StoredHeading]:
+    """Every heading of the document, also those that share a chunk or own no text: the
+    record keeps them (the indexed outline)."""
+    return [
+        StoredHeading(h.title, h.breadcrumb, h.char_start, h.char_end, h.page_start, h.page_end)
+        for h in heading_spans(doc, parsed)
+    ]
 
 
 def _read(work: Found, memory_mb: int | None) -> Document | Failure:
@@ -128,7 +140,11 @@ def _read(work: Found, memory_mb: int | None) -> Document | Failure:
 
 
 def _document_record(
-    work: Found, doc: Document, chunks: list[Chunk], fingerprint: str
+    work: Found,
+    doc: Document,
+    chunks: list[Chunk],
+    headings: list[StoredHeading],
+    fingerprint: str,
 ) -> DocumentRecord:
     """The record of a file chunked in this run, ``indexing`` until its chunks are in."""
     sections = sum(1 for c in chunks if c.tier == "section")
@@ -152,6 +168,7 @@ def _document_record(
         config=fingerprint,
         ingested_at=int(time.time()),
         page_map=json.dumps(pages, ensure_ascii=False) if pages else None,
+        headings=encode_headings(headings),
     )
 
 

@@ -31,6 +31,7 @@ def metadata(item: ContextItem) -> dict[str, Any]:
         "snippet_ids": list(item.snippet_ids),
         "tokens": item.tokens,
         "rank": item.rank,
+        "score": score(item),  # the ranking's score of its best snippet (higher is better)
     }
 
 

@@ -59,6 +59,10 @@ PageFrom = Annotated[
 PageTo = Annotated[
     PageNumber | None, Field(description="only chunks starting on this page or before")
 ]
+InFormat = Annotated[Format | None, Field(description="only this file format")]
+HasTable = Annotated[
+    bool, Field(description="only chunks holding a table (false: no filter), as --has-table")
+]
 Ranking = Annotated[
     Mode | None,
     Field(description="ranking (default: hybrid when embeddings are available, else lexical)"),
@@ -124,7 +128,10 @@ class Section(_Record):
 
 class Outline(_Record):
     document: DocumentInfo
-    sections: tuple[OutlineEntry, ...] = Field(description="in reading order")
+    headings: tuple[OutlineEntry, ...] = Field(
+        description="each heading once, in reading order; level: depth below the title (0: "
+        "the text before the first heading); id: the section holding it, for get_section"
+    )
 
 
 class Documents(_Record):

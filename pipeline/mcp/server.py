@@ -19,7 +19,7 @@ INSTRUCTIONS = (
     "budget, with citations (source path, breadcrumb, pages, character range) to quote; use "
     "`search` to explore with facets (content hints: prose, table, code, list, quote, mixed); "
     "`get_section` expands a section id (with its neighbours); `get_outline` lists a "
-    "document's sections; `list_documents` shows what is indexed. A call the library cannot "
+    "document's headings; `list_documents` shows what is indexed. A call the library cannot "
     "serve is an error result saying why and what to send instead."
 )
 

@@ -12,15 +12,16 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from ..library import Filters, Hit, Library
+from ..library import Hit, Library
 from ..shared.inputs import check_range, did_you_mean
 from .schema import (
     DOC,
     ChunkRef,
     Documents,
-    Format,
+    HasTable,
     Hints,
     InDoc,
+    InFormat,
     Outline,
     PageFrom,
     PageTo,
@@ -110,11 +111,8 @@ def add_tools(app: FolioMCP, library: Library, reported: Callable[[Tool], Tool])
 
 
 def _add_finding(tool: Register, library: Library) -> None:
-    """search and retrieve."""
-
-    def resolve(doc: str | None) -> str | None:
-        # A prefix or a path, as list_documents shows them: the filter needs the id.
-        return None if doc is None else library.document(doc).doc_id
+    """search and retrieve, with the command line's filters built and checked by the one
+    ``Library.filters`` (a doc_id prefix or path resolved, enums and page ranges checked)."""
 
     @tool("search")
     def search_library(
@@ -122,7 +120,8 @@ def _add_finding(tool: Register, library: Library) -> None:
         hints: Hints = None,
         tier: Annotated[Tier | None, Field(description="only sections or only snippets")] = None,
         doc_id: InDoc = None,
-        format: Annotated[Format | None, Field(description="only this file format")] = None,
+        format: InFormat = None,
+        has_table: HasTable = False,
         page_from: PageFrom = None,
         page_to: PageTo = None,
         page: Annotated[ResultPage, Field(description="which page of hits")] = 1,
@@ -133,8 +132,14 @@ def _add_finding(tool: Register, library: Library) -> None:
         counts. Filters combine; a value outside a filter's enum is an error
         naming the allowed values.
         """
-        filters = Filters(
-            tuple(hints or ()), tier, resolve(doc_id), format, None, page_from, page_to
+        filters = library.filters(
+            hints=hints,
+            tier=tier,
+            doc=doc_id,
+            format=format,
+            has_table=has_table,
+            page_from=page_from,
+            page_to=page_to,
         )
         result = library.search(query, filters, page=page, per_page=per_page)
         return SearchPage.model_validate(result)
@@ -145,16 +150,28 @@ def _add_finding(tool: Register, library: Library) -> None:
         budget: Annotated[Positive, Field(description="tokens of context at most")] = 2000,
         hints: Hints = None,
         doc_id: InDoc = None,
+        format: InFormat = None,
+        has_table: HasTable = False,
+        page_from: PageFrom = None,
+        page_to: PageTo = None,
         mode: Ranking = None,
     ) -> Retrieved:
         """Context for a question: the best-matching snippets widened to their
         sections (or a window of a section when it does not fit), ranked,
         without repeated text, totalling at most `budget` tokens. Each item has
         its text and a citation (doc title, source path, breadcrumb, pages,
-        char_start/char_end into the document's extracted text). The result says
-        which ranking ran.
+        char_start/char_end into the document's extracted text). The filters
+        are search's (but tier: retrieve ranks snippets) and combine. The
+        result says which ranking ran.
         """
-        filters = Filters(tuple(hints or ()), doc=resolve(doc_id))
+        filters = library.filters(
+            hints=hints,
+            doc=doc_id,
+            format=format,
+            has_table=has_table,
+            page_from=page_from,
+            page_to=page_to,
+        )
         return Retrieved.model_validate(library.retrieve(question, budget, filters, mode=mode))
 
 
@@ -182,11 +199,11 @@ def _add_reading(tool: Register, library: Library) -> None:
 
     @tool("get_outline")
     def get_outline(doc_id: Annotated[str, Field(description=DOC)]) -> Outline:
-        """A document's sections in reading order: ids, breadcrumbs, pages and token
-        counts, to pick sections to read with get_section.
+        """A document's headings, each once, in reading order: level, breadcrumb, pages
+        and the id of the section holding it, to pick sections to read with get_section.
         """
         document = library.document(doc_id)
-        return Outline(document=document, sections=tuple(library.outline(document.doc_id)))
+        return Outline(document=document, headings=tuple(library.outline(document.doc_id)))
 
     @tool("list_documents")
     def list_documents(

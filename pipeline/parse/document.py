@@ -15,6 +15,7 @@ import yaml
 from ..model import Block, Document, HeadingMode
 from ..shared.config import ChunkConfig
 from ..text.heading_lines import MIN_HEADINGS, TITLE_SEARCH_LINES, title_line
+from ..text.titles import same_words
 from .blocks import parse_markdown
 from .headings import apply_heuristics, parse_text
 
@@ -141,22 +142,25 @@ def _heading_sections(
     blocks: Sequence[Block], title: str, depth: int
 ) -> tuple[list[HeadingSection], array[int]]:
     """Breadcrumb stack: a heading of level L pops every open level >= L (so an H1
-    clears the stack); skipped levels are kept as observed."""
+    clears the stack); skipped levels are kept as observed. The title is not repeated as
+    the outermost heading: a heading equal to it, or the first heading with its words
+    ("GEORGIA" in a book titled "Georgia"), folds into it (its section stays, titled as
+    written, with the title's breadcrumb)."""
     sections: list[HeadingSection] = []
     section_of = array("q", [0]) * len(blocks)
-    stack: list[tuple[int, str]] = []
+    stack: list[tuple[int, str, bool]] = []  # level, title, whether it is the title
     current = HeadingSection(0, title, (title,), 0, 0)
+    first = True
     for i, b in enumerate(blocks):
         if b.kind == "heading" and 1 <= b.level <= depth:
             if current.end_block > current.first_block:
                 sections.append(current)
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
-            stack.append((b.level, b.title))
-            titles = [t for _, t in stack]
-            if titles and titles[0] == title:
-                titles = titles[1:]  # the document title is already first
-            crumb = (title, *titles)
+            is_title = b.title == title or (first and same_words(b.title, title))
+            stack.append((b.level, b.title, is_title))
+            first = False
+            crumb = (title, *(t for k, (_, t, it) in enumerate(stack) if not (k == 0 and it)))
             current = HeadingSection(b.level, b.title, crumb, i, i)
         current = HeadingSection(
             current.level, current.title, current.breadcrumb, current.first_block, i + 1

@@ -4,18 +4,17 @@ from ..errors import RetrievalError
 from ..index.filters import Filters
 from .context import Citation, Context, ContextItem
 from .hits import Hit
+from .outline import OutlineEntry, outline
 from .rank import MODES, Ranked
 from .retrieval import rank, rank_snippets, retrieve
 from .search import FACETS, SearchResult, search
 from .sections import (
     DocumentInfo,
-    OutlineEntry,
     Shown,
     find_document,
     get_section,
     list_documents,
     neighbors,
-    outline,
     show,
 )
 

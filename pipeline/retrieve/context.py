@@ -29,7 +29,9 @@ class Citation:
     page_end: int | None
     char_start: int
     char_end: int
-    page_labels: tuple[str, ...] = ()  # printed labels of those pages, where the PDF has them
+    # The printed labels of the first and last page (one for one page; none where the
+    # labels are the physical numbers or the source has none): ``printed_labels``.
+    page_labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +94,27 @@ class PageMap:
     labels: tuple[str | None, ...]
 
     def pages(self, a: int, b: int) -> tuple[int, int, tuple[str, ...]] | None:
+        """The physical pages of ``[a, b)`` and their printed labels."""
         if not self.starts:
             return None
         first = max(0, bisect_right(self.starts, a) - 1)
         last = max(first, bisect_right(self.starts, max(a, b - 1)) - 1)
-        labels = [self.labels[first], self.labels[last]]
-        shown = tuple(dict.fromkeys(x for x in labels if x and x != str(self.numbers[first])))
-        return self.numbers[first], self.numbers[last], shown
+        ends = ((self.numbers[first], self.labels[first]), (self.numbers[last], self.labels[last]))
+        return self.numbers[first], self.numbers[last], printed_labels(*ends)
+
+
+def printed_labels(
+    first: tuple[int, str | None], last: tuple[int, str | None]
+) -> tuple[str, ...]:
+    """The labels to print for a page range, from its first and last (physical number,
+    label): the range ``("xii", "xiv")``, one label for one page, none when the labels
+    say what the numbers say, or an end has none (half a range would read as one page).
+    A label equal to its own page's number used to be dropped even at the range's end,
+    so pages 25–26 printed as "26"."""
+    (n1, l1), (n2, l2) = first, last
+    if not l1 or not l2 or (l1, l2) == (str(n1), str(n2)):
+        return ()
+    return (l1,) if l1 == l2 else (l1, l2)
 
 
 def page_map_search(doc_ids: Sequence[str]) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
-"""Chunks by id with their neighbours and citation, a document's outline, and the
-documents of the library. Everything reads through search, so a search-only key suffices.
-Chunks of a document not completely indexed are not shown (``index.visible``)."""
+"""Chunks by id with their neighbours and citation, and the documents of the library.
+Everything reads through search, so a search-only key suffices. Chunks of a document not
+completely indexed are not shown (``index.visible``)."""
 
 from __future__ import annotations
 
@@ -88,6 +88,7 @@ def list_documents(store: Store, *, limit: int = 250) -> list[DocumentRecord]:
                 "per_page": min(250, limit - len(out)),
                 "page": page,
                 "sort_by": "ingested_at:desc",
+                "exclude_fields": "headings",  # a book's can be tens of KB: outline reads it
             },
         )
         hits = [DocumentRecord.from_store(d) for d in found(res)]
@@ -128,58 +129,6 @@ def show(store: Store, chunk_id: str) -> Shown | None:
     before, after = _around(store, doc)
     citation = cite(stored, stored.char_start, stored.char_end, (), page_map)
     return Shown(to_hit(doc), citation, before, after)
-
-
-@dataclass(frozen=True, slots=True)
-class OutlineEntry:
-    """A section of a document, in reading order."""
-
-    id: str
-    chunk_index: int
-    breadcrumb: tuple[str, ...]
-    section_title: str
-    page_start: int | None
-    page_end: int | None
-    est_tokens: int
-
-
-def outline(store: Store, doc_id: str) -> list[OutlineEntry]:
-    """The stored sections of one document, in order: its breadcrumbs and pages; none
-    while it is not completely indexed."""
-    check_id(doc_id, "document id")
-    out: list[OutlineEntry] = []
-    if is_hidden(store, doc_id):
-        return out
-    page = 1
-    while True:
-        res = store.search(
-            CHUNKS,
-            {
-                "q": "*",
-                "filter_by": f"doc_id:={quote(doc_id)} && tier:=section",
-                "include_fields": "id,chunk_index,breadcrumb,section_title,page_start,"
-                "page_end,est_tokens",
-                "sort_by": "chunk_index:asc",
-                "per_page": 250,
-                "page": page,
-            },
-        )
-        hits = found(res)
-        out.extend(
-            OutlineEntry(
-                id=d["id"],
-                chunk_index=int(d["chunk_index"]),
-                breadcrumb=tuple(d["breadcrumb"]),
-                section_title=d["section_title"],
-                page_start=d.get("page_start"),
-                page_end=d.get("page_end"),
-                est_tokens=int(d["est_tokens"]),
-            )
-            for d in hits
-        )
-        if not hits or len(out) >= int(res.get("found", 0)):
-            return out
-        page += 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,13 @@ def norm_title(text: str) -> str:
     return key or _NON_WORD.sub("", text.casefold())
 
 
+def same_words(a: str, b: str) -> bool:
+    """The same words, case and punctuation aside ("Georgia" and "GEORGIA", "Moby-Dick" and
+    "MOBY DICK."); numbering counts (unlike ``norm_title``: "1 Georgia" is a chapter)."""
+    words = re.findall(r"\w+", a.casefold())
+    return bool(words) and words == re.findall(r"\w+", b.casefold())
+
+
 _ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 

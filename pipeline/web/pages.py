@@ -282,14 +282,11 @@ def documents_page(docs: Iterable[DocumentInfo], counts: LibraryCounts) -> str:
 
 def document_page(doc: DocumentInfo, entries: Sequence[OutlineEntry]) -> str:
     items = []
-    previous: tuple[str, ...] = ()
-    for e in entries:
-        again = " <span class='part'>(continued)</span>" if e.breadcrumb == previous else ""
-        previous = e.breadcrumb
-        depth = min(5, max(0, len(e.breadcrumb) - 2))
+    for e in entries:  # each heading once (Library.outline), linked to its section
+        depth = min(5, max(0, e.level - 1))
         items.append(
             f"<li class='depth-{depth}'><a href='/section/{esc(e.id)}'>"
-            f"{esc(e.section_title or e.breadcrumb[-1])}</a>{again} "
+            f"{esc(e.section_title or e.breadcrumb[-1])}</a> "
             f"<span class='pages'>{esc(pages_text(e.page_start, e.page_end))}</span></li>"
         )
     body = (
