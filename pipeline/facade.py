@@ -10,7 +10,8 @@ from pathlib import Path
 from .config import ChunkConfig
 from .config_files import load_config
 from .errors import ConfigError, RetrievalError
-from .index import side_index
+from .index import side_index, vectors
+from .index.coverage import Coverage, coverage
 from .index.documents import delete_document
 from .index.filters import Filters
 from .index.keys import search_only_key
@@ -175,6 +176,11 @@ class Library:
     def counts(self) -> LibraryCounts:
         """File records by status, sections and snippets."""
         return library_counts(self.store)
+
+    def vectors(self) -> Coverage:
+        """Dense coverage: the documents and snippets holding vectors of the model that
+        runs here, out of all (none when no model can run: ``embedder`` is empty)."""
+        return coverage(self.store, vectors.current_name())
 
     def node_counts(self) -> list[NodeCounts]:
         """On a cluster, each node's own record and chunk counts, a node that holds less

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import make_config
+from pipeline import Library, make_config
 from pipeline.errors import RetrievalError
 from pipeline.index import vectors
 from pipeline.index.schema import CHUNKS
@@ -124,3 +124,47 @@ def test_ranking_is_deterministic_in_and_across_processes(
     other = json.loads(run.stdout)
     assert [i["snippet_ids"] for i in other["items"]] == [list(i.snippet_ids) for i in ctx.items]
     assert other["mode"] == mode
+
+
+def test_a_library_ingested_without_vectors_gets_them_once_embedding_is_on(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    """Weights installed after the first ingest: the next one embeds every stored
+    snippet, from the store, without extracting the unchanged files again; status and
+    retrieve say how much has vectors meanwhile."""
+    lib, library_ = library(tmp_path), Library(store)
+    ingest([str(lib)], make_config(), store, IngestOptions(workers=1, embed=False))
+    assert not any("embedding" in d for d in stored_snippets(store))
+    before = library_.vectors()
+    assert before.snippets > 0 and before.snippets_embedded == before.documents_embedded == 0
+    assert "have no vector" in retrieve(store, "the cat sat", 600).note
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    snippets = stored_snippets(store)
+    assert report.embedded == len(snippets) > 0
+    assert all(len(d["embedding"]) == 384 for d in snippets)  # type: ignore[arg-type]
+    assert {d["embedder"] for d in snippets} == {report.embedder}
+    assert len(report.unchanged) == 2 and not report.ingested and not report.failed
+    assert sorted(report.vectors_added) == sorted(str(lib / n) for n in TEXTS)
+    assert report.seconds["extract"] == 0
+    after = library_.vectors()
+    assert after.complete and after.documents_embedded == after.documents == 2
+    ctx = retrieve(store, "the cat sat", 600)
+    assert ctx.mode == "hybrid" and ctx.note == ""
+    again = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    assert again.embedded == 0 and not again.vectors_added
+
+
+def test_snippets_that_lost_their_vectors_get_them_back(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    """What counts is what the snippets hold, not what the record says: one whose
+    vector is gone (or is another model's) is embedded again, its file left alone."""
+    lib = library(tmp_path)
+    ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    cat = next(d for d in stored_snippets(store) if str(d["source"]).endswith("cats.md"))
+    bare = {k: v for k, v in cat.items() if k not in ("embedding", "embedder")}
+    assert not store.upsert(CHUNKS, [bare])
+    assert Library(store).vectors().missing == 1
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    assert report.vectors_added == [str(lib / "cats.md")] and len(report.unchanged) == 2
+    assert Library(store).vectors().complete
