@@ -11,7 +11,7 @@ from .config import ChunkConfig
 from .config_files import load_config
 from .errors import ConfigError, RetrievalError
 from .index import side_index, vectors
-from .index.coverage import Coverage, coverage
+from .index.coverage import Coverage, coverage, stored_models
 from .index.documents import delete_document
 from .index.filters import Filters
 from .index.keys import search_only_key
@@ -181,6 +181,10 @@ class Library:
         """Dense coverage: the documents and snippets holding vectors of the model that
         runs here, out of all (none when no model can run: ``embedder`` is empty)."""
         return coverage(self.store, vectors.current_name())
+
+    def vector_models(self) -> dict[str, int]:
+        """Snippets holding a vector, per model name, without loading any model."""
+        return stored_models(self.store)
 
     def node_counts(self) -> list[NodeCounts]:
         """On a cluster, each node's own record and chunk counts, a node that holds less

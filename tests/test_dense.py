@@ -6,11 +6,13 @@ is lexical and says so."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from pipeline import Library, make_config
 from pipeline.errors import RetrievalError
@@ -19,6 +21,8 @@ from pipeline.index.schema import CHUNKS
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import rank, retrieve
+from pipeline.web.app import build_app
+from tests.helpers import folio
 from tests.test_embed import make_tiny_model
 
 pytest.importorskip("onnxruntime")
@@ -168,3 +172,25 @@ def test_snippets_that_lost_their_vectors_get_them_back(
     report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
     assert report.vectors_added == [str(lib / "cats.md")] and len(report.unchanged) == 2
     assert Library(store).vectors().complete
+
+
+def test_status_and_the_reader_show_the_coverage(
+    with_model: Path, store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """`folio status` (text and --json) and the reader's home page say how many snippets
+    hold vectors of the model, and status what to run when some do not."""
+    lib = library(tmp_path)
+    ingest([str(lib)], make_config(), store, IngestOptions(workers=1, embed=False))
+    env = {**os.environ, "COLUMNS": "80"}
+    partial = json.loads(folio(env, "status", "--json").stdout)["vectors"]
+    assert partial["snippets"] > 0 and partial["snippets_embedded"] == 0
+    assert partial["documents"] == 2 and partial["embedder"].endswith("/int8/split")
+    assert "`folio ingest` embeds the rest" in folio(env, "status").stdout
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    shown = json.loads(folio(env, "status", "--json").stdout)["vectors"]
+    assert shown["snippets_embedded"] == shown["snippets"] == partial["snippets"]
+    assert shown["documents_embedded"] == 2
+    line = next(x for x in folio(env, "status").stdout.splitlines() if x.startswith("vectors:"))
+    assert f"{shown['snippets']} of {shown['snippets']} snippets, 2 of 2 documents" in line
+    home = TestClient(build_app(Library(store)), base_url="http://127.0.0.1").get("/")
+    assert f"{shown['snippets']} with vectors of {report.embedder}" in home.text

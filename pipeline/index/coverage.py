@@ -75,3 +75,11 @@ def coverage(store: Store, embedder: str, limit: int = 100_000) -> Coverage:
         embedder, len(snippets), whole if embedder else 0, int(total["found"]),
         int(embedded["found"]) if embedder else 0,
     )  # fmt: skip
+
+
+def stored_models(store: Store) -> dict[str, int]:
+    """Snippets holding a vector, per model name: what a reader that loads no model (the
+    web reader) can say about coverage."""
+    return facet_values(
+        store.search(CHUNKS, facet_search(CHUNKS, "embedder", 20, SNIPPETS)), "embedder"
+    )
