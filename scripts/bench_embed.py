@@ -183,7 +183,7 @@ def ingest_once(folder: Path, embed: bool, workers: int | None, built: Path) -> 
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=where
         )
-        peaks = {"pss": 0, "rss": 0}
+        peaks = {"pss": 0, "rss": 0, "tree_rss": 0}
         sampler = threading.Thread(target=_sample_tree, args=(psutil.Process(proc.pid), peaks))
         sampler.start()
         out, _ = proc.communicate()
@@ -209,6 +209,7 @@ def ingest_once(folder: Path, embed: bool, workers: int | None, built: Path) -> 
             "failed": len(report["failed"]),
             "peak_pss_mib": peaks["pss"] / MIB,
             "command_peak_rss_mib": peaks["rss"] / MIB,
+            "summed_rss_mib": peaks["tree_rss"] / MIB,
             "texts": texts,
         }
 
@@ -218,17 +219,19 @@ def _log(line: str) -> None:
 
 
 def _sample_tree(proc: Any, peaks: dict[str, int]) -> None:
-    """Peak summed PSS of ``proc`` and its children, and ``proc``'s peak RSS."""
+    """Peak summed PSS and summed RSS of ``proc`` and its children, ``proc``'s peak RSS."""
     import psutil
 
     while proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE:
-        total = 0
+        pss = rss = 0
         with contextlib.suppress(psutil.Error):
             for p in [proc, *proc.children(recursive=True)]:
                 with contextlib.suppress(psutil.Error):
-                    total += p.memory_full_info().pss
+                    info = p.memory_full_info()
+                    pss, rss = pss + info.pss, rss + info.rss
             peaks["rss"] = max(peaks["rss"], proc.memory_info().rss)
-        peaks["pss"] = max(peaks["pss"], total)
+        peaks["pss"] = max(peaks["pss"], pss)
+        peaks["tree_rss"] = max(peaks["tree_rss"], rss)
         time.sleep(0.2)
 
 
@@ -267,6 +270,8 @@ def compare(folder: Path, threads: int, workers: int | None, as_json: bool) -> N
         "ingest_added_wall_s_per_1000": 1000 * added / n,
         "share_of_limit_embed": limit["wall_s"] / dense["embed_s"] if dense["embed_s"] else 0,
         "share_of_limit_wall": limit["wall_s"] / added if added > 0 else 0,
+        # CPU seconds: the steadier figure when other processes compete for the cores.
+        "share_of_limit_cpu": limit["cpu_s"] / (dense["cpu_s"] - lexical["cpu_s"]),
         "load_average": load,
     }
     print(json.dumps(out, indent=2) if as_json else render_compare(out))
@@ -277,7 +282,7 @@ def render_compare(r: dict[str, Any]) -> str:
     n = r["snippets"]
 
     def rss(run: dict[str, Any]) -> str:
-        return f"{run['peak_pss_mib']:.0f} MiB"
+        return f"{run['peak_pss_mib']:.0f}/{run['summed_rss_mib']:.0f} MiB"
 
     rows = [
         ("ingest --no-embed", lex["wall_s"], 1000 * lex["wall_s"] / n, rss(lex), lex["cpu_s"]),
@@ -291,16 +296,18 @@ def render_compare(r: dict[str, Any]) -> str:
          bare["cpu_s"]),
     ]  # fmt: skip
     lines = [f"{r['folder']}: {r['token_stats']}; {r['embedded']} embedded by ingest"]
-    head = f"{'':34s} {'wall s':>8s} {'s/1000 snippets':>16s} {'peak PSS':>10s} {'CPU s':>8s}"
+    head = f"{'':34s} {'wall s':>8s} {'s/1000 snippets':>16s} {'PSS/RSS':>14s} {'CPU s':>8s}"
     lines.append(head)
     lines += [
-        f"{a:34s} {b:8.1f} {c:16.1f} {d:>10s} {'' if e is None else f'{e:8.1f}'}"
+        f"{a:34s} {b:8.1f} {c:16.1f} {d:>14s} {'' if e is None else f'{e:8.1f}'}"
         for a, b, c, d, e in rows
     ]
     lines.append(
         f"ingest's embedding reaches {r['share_of_limit_embed']:.0%} of the bare session's "
-        f"throughput ({r['share_of_limit_wall']:.0%} counting all the wall time it adds)"
+        f"throughput ({r['share_of_limit_wall']:.0%} counting all the wall time it adds; "
+        f"{r['share_of_limit_cpu']:.0%} in CPU seconds)"
     )
+    lines.append("PSS/RSS: peaks of the command's and its workers' memory, summed")
     lines.append(f"load average (1, 5, 15 min): {r['load_average']}")
     return "\n".join(lines)
 

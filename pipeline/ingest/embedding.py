@@ -1,8 +1,8 @@
 """Snippet vectors during an ingest, made by one model in the ingesting process.
 
-The workers only extract and chunk: each loading its own model cost ~300 MB per worker
-and made the workers' onnxruntime threads fight over the same cores (scripts/
-bench_ingest.py ``--embed`` measures it). Results are embedded on the index thread, which
+The workers only extract and chunk: a model in each worker held its own arrays (105
+snippets: peak summed PSS 711 MiB with two embedding workers, 427 MiB with one model here;
+scripts/bench_embed.py --ingest). Results are embedded on the index thread, which
 overlaps with the workers' next files; documents stored without vectors of the current
 model (ingested before the weights were installed, with ``--no-embed`` or with another
 model) get them from their stored snippets' text, without being extracted again.
