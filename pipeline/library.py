@@ -10,7 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from .errors import ConfigError, RetrievalError
-from .index import server, side_index
+from .index import server, side_index, vectors
+from .index.coverage import Coverage, coverage, stored_models
 from .index.documents import delete_document
 from .index.filters import FORMATS, HINTS, TIERS, Filters
 from .index.keys import SCOPED_KEY_SECONDS, renewing_key, search_only_key
@@ -273,6 +274,15 @@ class Library:
     def counts(self) -> LibraryCounts:
         """File records by status, sections and snippets."""
         return library_counts(self.store)
+
+    def vectors(self) -> Coverage:
+        """Dense coverage: the documents and snippets holding vectors of the model that
+        runs here, out of all (none when no model can run: ``embedder`` is empty)."""
+        return coverage(self.store, vectors.current_name())
+
+    def vector_models(self) -> dict[str, int]:
+        """Snippets holding a vector, per model name, without loading any model."""
+        return stored_models(self.store)
 
     def node_counts(self) -> list[NodeCounts]:
         """On a cluster, each node's own record and chunk counts, a node that holds less

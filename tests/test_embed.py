@@ -271,6 +271,28 @@ def test_build_is_deterministic(tiny: Path, tmp_path: Path) -> None:
     assert paths[0].read_bytes() == paths[1].read_bytes()
 
 
+def test_build_says_nothing_on_stderr(tiny: Path, tmp_path: Path) -> None:
+    """onnxruntime's optimizer, quantizer and session start print nothing, and the
+    build leaves no handler on the caller's root logger (``logging.warning`` would add
+    one that prints every later warning of the process)."""
+    code = (
+        "import logging, sys\n"
+        "from pathlib import Path\n"
+        "from pipeline.embed import load_embedder\n"
+        "e = load_embedder(Path(sys.argv[1]), cache_dir=Path(sys.argv[2]), threads=1)\n"
+        "assert e.embed(['the cat sat']).shape == (1, 32)\n"
+        "assert logging.getLogger().handlers == [], logging.getLogger().handlers\n"
+        "print('built')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(tiny), str(tmp_path / "cache")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "built\n" and run.stderr == ""
+    assert any((tmp_path / "cache").glob("*.onnx"))
+
+
 def test_missing_model_is_reported(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(DenseUnavailableError, match=r"model\.safetensors, tokenizer\.json.*pip"):

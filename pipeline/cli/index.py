@@ -107,6 +107,10 @@ def _print_report(report: Report) -> None:
         f"{report.sections} sections, {report.snippets} snippets, {report.pages} pages",
     )
     t.add_row("unchanged", str(len(report.unchanged)), "skipped (same content and settings)")
+    if report.vectors_added:
+        t.add_row(
+            "vectors", str(len(report.vectors_added)), "unchanged, stored without vectors: embedded"
+        )
     if report.empty:
         t.add_row("empty", str(len(report.empty)), "no indexable text (e.g. front matter only)")
     if report.duplicates:
@@ -124,12 +128,12 @@ def _print_report(report: Report) -> None:
         per = 1000 * secs["embed"] / report.embedded
         err.print(
             f"embedded {report.embedded} snippets with {markup(report.embedder)}: "
-            f"{secs['embed']:.1f}s in workers ({per:.1f}s per 1,000 snippets)"
+            f"{secs['embed']:.1f}s ({per:.1f}s per 1,000 snippets)"
         )
     workers = "summed over the worker processes, which run side by side"
     err.print(
         f"time {secs['total']:.1f}s wall clock; extract {secs['extract']:.1f}s, chunk "
-        f"{secs['chunk']:.1f}s, embed {secs['embed']:.1f}s {workers}; plan "
+        f"{secs['chunk']:.1f}s {workers}; embed {secs['embed']:.1f}s; plan "
         f"{secs['plan']:.1f}s, index {secs['index']:.1f}s, BM25 index {secs['lexical']:.1f}s"
         + (" — interrupted: run the same command again to finish" if report.interrupted else "")
     )

@@ -229,6 +229,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     info["sections"] = counts.sections
     info["snippets"] = counts.snippets
     info["failed_documents"] = counts.statuses.get("failed", 0)
+    info["vectors"] = asdict(lib.vectors())
     nodes = lib.node_counts()  # a cluster's nodes, each asked on its own
     if nodes:
         info["nodes"] = [asdict(n) for n in nodes]
@@ -258,12 +259,26 @@ def _status(info: dict[str, object], as_json: bool) -> int:
         by_status = ", ".join(f"{n} {s}" for s, n in sorted(files.items())) or "none"
         lines.append(f"files:    {by_status}")
         lines.append(f"chunks:   {info['sections']} sections, {info['snippets']} snippets")
+        lines.append(f"vectors:  {_vectors_line(info['vectors'])}")
     nodes = info.get("nodes")
     if isinstance(nodes, list):
         lines.extend(_node_line(n) for n in nodes)
     for text in lines:
         out.print(markup(plain(text)), highlight=False)
     return 0
+
+
+def _vectors_line(v: Any) -> str:
+    """Coverage by the model that runs here, and what to do when it is partial."""
+    if not v["embedder"]:
+        return "none: no embedding model here (lexical retrieval only)"
+    line = (
+        f"{v['snippets_embedded']} of {v['snippets']} snippets, {v['documents_embedded']} "
+        f"of {v['documents']} documents ({v['embedder']})"
+    )
+    if v["snippets_embedded"] < v["snippets"]:
+        line += "; `folio ingest` embeds the rest"
+    return line
 
 
 def _node_line(node: dict[str, Any]) -> str:

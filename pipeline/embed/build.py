@@ -8,11 +8,13 @@ file and two processes building at once both end with the same, complete file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -71,12 +73,47 @@ def ensure_model(files: ModelFiles, cache_dir: Path, options: BuildOptions) -> B
         return BuiltModel(path, label, built=False)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".build-", dir=cache_dir) as scratch:
+        with (
+            tempfile.TemporaryDirectory(prefix=".build-", dir=cache_dir) as scratch,
+            _quiet_build(),
+        ):
             staged = _build(files, options, Path(scratch))
             os.replace(staged, path)
     except OSError as exc:
         raise DenseUnavailableError(f"cannot write the model cache in {cache_dir}: {exc}") from exc
     return BuiltModel(path, label, built=True)
+
+
+ERRORS_ONLY = 3  # onnxruntime's severity levels: 0 verbose, 1 info, 2 warning, 3 error
+
+
+class _OnnxruntimeAdvice(logging.Filter):
+    """Drops what onnxruntime's Python tools log below ERROR on the root logger (the
+    quantizer advises "pre-processing" there): advice for its authors, not Folio's users."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        inside = f"{os.sep}onnxruntime{os.sep}" in record.pathname
+        return record.levelno >= logging.ERROR or not inside
+
+
+@contextlib.contextmanager
+def _quiet_build() -> Iterator[None]:
+    """The build without onnxruntime's chatter on stderr: its C++ logger set to errors
+    (sessions the tools open themselves take the default severity), its Python advice
+    filtered. A NullHandler on the root logger keeps ``logging.warning`` from calling
+    ``basicConfig``, which would leave a stderr handler on the caller's root logger."""
+    import onnxruntime
+
+    root = logging.getLogger()
+    advice, null = _OnnxruntimeAdvice(), logging.NullHandler()
+    root.addFilter(advice)
+    root.addHandler(null)
+    onnxruntime.set_default_logger_severity(ERRORS_ONLY)
+    try:
+        yield
+    finally:
+        root.removeHandler(null)
+        root.removeFilter(advice)
 
 
 def _build(files: ModelFiles, options: BuildOptions, scratch: Path) -> Path:

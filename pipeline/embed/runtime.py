@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DenseUnavailableError
+from .build import ERRORS_ONLY
 from .graph import INPUTS
 from .windows import SPECIAL_TOKENS, Window, batches, windows
 
@@ -28,7 +29,8 @@ def open_session(path: Path, threads: int | None) -> Any:
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3  # errors only
+    options.log_severity_level = ERRORS_ONLY  # and the default logger too, for its start:
+    ort.set_default_logger_severity(ERRORS_ONLY)
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
 

@@ -80,17 +80,20 @@ class DocumentRecord:
 @dataclass(frozen=True, slots=True)
 class ChunkRecord:
     """A chunk as stored: the chunk's contract fields, the document's format, its first
-    breadcrumb levels as facets and, when dense retrieval is on, its embedding."""
+    breadcrumb levels as facets and, when dense retrieval is on, its embedding with the
+    name of the model that made it (``embedder``: what vector coverage is counted by)."""
 
     chunk: Chunk
     format: str
     embedding: tuple[float, ...] | None = None
+    embedder: str | None = None
 
     # Stored fields that are not ``Chunk.to_dict`` keys.
     EXTRA: ClassVar[tuple[str, ...]] = (
         "format",
         *(f"crumb_{n}" for n in range(1, CRUMB_LEVELS + 1)),
         "embedding",
+        "embedder",
     )
 
     @classmethod
@@ -112,7 +115,13 @@ class ChunkRecord:
         values["frontmatter"] = json.loads(fm) if fm is not None else None
         values["source"] = pathtext.os_path(str(values["source"]))
         vector = stored.get("embedding")
-        return cls(Chunk(**values), str(stored["format"]), tuple(vector) if vector else None)
+        model = stored.get("embedder") if vector else None
+        return cls(
+            Chunk(**values),
+            str(stored["format"]),
+            tuple(vector) if vector else None,
+            str(model) if model else None,
+        )
 
     def to_store(self) -> dict[str, Any]:
         """The Typesense document: nulls dropped (optional fields), front matter as
@@ -129,6 +138,8 @@ class ChunkRecord:
             doc[f"crumb_{level}"] = title
         if self.embedding is not None:
             doc["embedding"] = list(self.embedding)
+            if self.embedder:
+                doc["embedder"] = self.embedder
         return as_utf8(doc, "source")
 
 

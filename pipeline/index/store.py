@@ -278,8 +278,11 @@ class Store:
         return int(res["found"])
 
     # -- documents -------------------------------------------------------------------------
-    def upsert(self, name: str, docs: Sequence[dict[str, Any]]) -> list[ImportFailure]:
-        """Upsert in batches; returns the documents Typesense refused, with its reason."""
+    def upsert(
+        self, name: str, docs: Sequence[dict[str, Any]], action: str = "upsert"
+    ) -> list[ImportFailure]:
+        """Upsert in batches; returns the documents Typesense refused, with its reason.
+        ``action="update"``: each document names only the fields it changes."""
         failures: list[ImportFailure] = []
         good: list[dict[str, Any]] = []
         for d in docs:
@@ -291,18 +294,20 @@ class Store:
         for start in range(0, len(good), BATCH_SIZE):
             self.writable()
             batch = good[start : start + BATCH_SIZE]
-            results = self.call(f"import into {name}", partial(self._import, name, batch))
+            results = self.call(f"import into {name}", partial(self._import, name, batch, action))
             for doc, res in zip(batch, results, strict=True):
                 if not res.get("success"):
                     failures.append(ImportFailure(str(doc.get("id")), str(res.get("error"))))
         return failures
 
-    def _import_raw(self, name: str, body: str) -> str:
-        return str(self.client.collections[name].documents.import_(body, {"action": "upsert"}))
+    def _import_raw(self, name: str, body: str, action: str = "upsert") -> str:
+        return str(self.client.collections[name].documents.import_(body, {"action": action}))
 
-    def _import(self, name: str, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Upsert one batch; exactly one parsed result per document, else IncompleteImport."""
-        raw = self._import_raw(name, "\n".join(json.dumps(d) for d in batch))
+    def _import(
+        self, name: str, batch: list[dict[str, Any]], action: str = "upsert"
+    ) -> list[dict[str, Any]]:
+        """Import one batch; exactly one parsed result per document, else IncompleteImport."""
+        raw = self._import_raw(name, "\n".join(json.dumps(d) for d in batch), action)
         try:
             results = [json.loads(line) for line in raw.splitlines() if line.strip()]
         except ValueError as exc:

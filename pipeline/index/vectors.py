@@ -101,6 +101,11 @@ def unavailable() -> str | None:
     return None
 
 
+def current_name() -> str:
+    """The model's name (what its vectors are stored with), or "" when none can run."""
+    return "" if unavailable() is not None else str(embedder().name)
+
+
 def embed(texts: list[str]) -> list[list[float]]:
     """Unit vectors for ``texts`` (rounded: Typesense stores float32 anyway)."""
     if not texts:

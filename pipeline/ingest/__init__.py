@@ -23,6 +23,7 @@ from ..index import side_index
 from ..index.store import Store
 from ..shared.config import ChunkConfig
 from .catalog import Found
+from .embedding import Embedding
 from .handoff import MIN_BATCH, IndexThread
 from .indexer import Indexer, Sink
 from .options import IngestOptions
@@ -58,7 +59,10 @@ def ingest(
         planned = prepare(paths, config, store, options, report)
         report.seconds["plan"] = time.perf_counter() - t_start
         results = run or Pool(process, options.workers, options.limits)
-        _index(store, planned, options, report, results, progress)
+        embedding = Embedding(report.embedder, report) if planned.job.embed else None
+        _index(store, planned, options, report, results, progress, embedding)
+        if embedding is not None and planned.unembedded and not report.interrupted:
+            _add_vectors(store, planned, embedding, report)
         if options.prune and not report.interrupted:
             prune(store, paths, planned.records, planned.files, planned.plan.held, report)
         warn_legacy(planned.records, planned.plan.held)
@@ -77,6 +81,7 @@ def _index(
     report: Report,
     run: Runner,
     hook: ProgressHook | None,
+    embedding: Embedding | None,
 ) -> None:
     """Process the files to do and index their results; a Ctrl-C marks the report
     interrupted and leaves what is not acknowledged to the next run."""
@@ -85,7 +90,7 @@ def _index(
     # Typesense calls run on their own thread so that the workers are fed while a
     # batch is being indexed: extraction and chunking overlap with indexing.
     known = {r.doc_id for r in planned.records}
-    indexer = Indexer(store, work, known, report, job.fingerprint, options.batch_size)
+    indexer = Indexer(store, work, known, report, job.fingerprint, options.batch_size, embedding)
     writer = IndexThread(indexer)
     synced = time.monotonic()
     try:
@@ -126,3 +131,12 @@ __all__ = [
     "ingest",
     "process_file",
 ]
+
+
+def _add_vectors(store: Store, planned: Planned, embedding: Embedding, report: Report) -> None:
+    """Unchanged documents stored without vectors of the current model get them from
+    their stored snippets (no extraction); a Ctrl-C leaves the rest to the next run."""
+    try:
+        embedding.stored(store, planned.unembedded, planned.job.fingerprint)
+    except KeyboardInterrupt:
+        report.interrupted = True

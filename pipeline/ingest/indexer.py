@@ -12,6 +12,7 @@ from ..index.records import DocumentRecord
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import BATCH_SIZE, Store, quote
 from .catalog import Plan
+from .embedding import Embedding
 from .files import Failure
 from .plan import failure_record
 from .process import FileResult
@@ -44,8 +45,10 @@ class Indexer:
         report: Report,
         fingerprint: str,
         batch_size: int = BATCH_SIZE,
+        embedding: Embedding | None = None,
     ) -> None:
         self.store = store
+        self.embedding = embedding  # snippets get their vectors here, on the index thread
         self.fingerprint = fingerprint
         self.plan = work
         self.known = known  # doc_ids with records: chunks of earlier runs may be stored
@@ -63,6 +66,8 @@ class Indexer:
         return len(self.batch)
 
     def add(self, result: FileResult) -> None:
+        if self.embedding is not None:
+            result = self.embedding.result(result)
         if result.failure is not None:  # its record goes out with the next batch
             self.records.append(failure_record(result, self.fingerprint))
             return

@@ -21,6 +21,7 @@ from ..index.store import Store
 from ..shared.config import ChunkConfig
 from ..shared.limits import Limits, size_problem
 from .catalog import Found, Plan, copy_id, plan
+from .embedding import missing
 from .files import Failure, discover, file_sha256
 from .options import IngestOptions
 from .process import FileResult, Job
@@ -34,7 +35,9 @@ STORE_FORMAT = 3
 
 def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:
     """What, besides the bytes, decides the stored chunks: a document stored under
-    another fingerprint is ingested again (with vectors when they were missing)."""
+    another fingerprint is ingested again. The embedding model is not part of it (its
+    vectors are counted on the snippets: ``embedding.missing``); ``embedder`` gives the
+    fingerprint older Folios stored for documents embedded with that model."""
     blob = json.dumps([STORE_FORMAT, asdict(config), embedder], sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -48,6 +51,7 @@ class Planned:
     records: tuple[DocumentRecord, ...]
     plan: Plan
     job: Job
+    unembedded: tuple[DocumentRecord, ...] = ()  # unchanged, but lacking vectors
 
 
 def prepare(
@@ -63,12 +67,22 @@ def prepare(
     stored = stored_counts(store, len(records)) if records else {}
     embed = vectors.unavailable() is None if options.embed is None else options.embed
     report.embedder = str(vectors.embedder().name) if embed else ""
-    fingerprint = config_fingerprint(config, report.embedder)
-    work = plan(hashed(files, options.limits, report), records, stored, fingerprint)
+    fingerprint = config_fingerprint(config)
+    current = _current_form(records, config_fingerprint(config, report.embedder), fingerprint)
+    work = plan(hashed(files, options.limits, report), current, stored, fingerprint)
     report.unchanged.extend(work.unchanged)
     record_copies(store, work, fingerprint, report)
     job = Job(config, fingerprint, embed, options.limits.max_memory_mb)
-    return Planned(tuple(files), tuple(records), work, job)
+    unembedded = missing(store, records, work.unchanged, report.embedder) if embed else ()
+    return Planned(tuple(files), tuple(records), work, job, unembedded)
+
+
+def _current_form(
+    records: list[DocumentRecord], legacy: str, fingerprint: str
+) -> list[DocumentRecord]:
+    """Records an older Folio stored with the model's name in the fingerprint: their
+    chunks are current (their vectors are checked like any others')."""
+    return [replace(r, config=fingerprint) if r.config == legacy else r for r in records]
 
 
 def stored_counts(store: Store, records: int) -> dict[str, int]:

@@ -1,6 +1,7 @@
-"""One file of an ingest through the stages in order: read and extract, parse, chunk, embed,
-into a ``FileResult`` that the indexer writes (the index stage, ``indexer``). Runs in a
-worker process, so ``process_file`` and everything it is given must pickle."""
+"""One file of an ingest through the stages in order: read and extract, parse, chunk, into
+a ``FileResult`` (its snippets are embedded afterwards, in the ingesting process:
+``embedding``; the indexer writes it: ``indexer``). Runs in a worker process, so
+``process_file`` and everything it is given must pickle."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from ..chunk.outline import heading_spans
 from ..chunk.tiers import chunk_parsed
 from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
-from ..index import vectors
 from ..index.headings import StoredHeading, encode_headings
 from ..index.records import ChunkRecord, DocumentRecord
 from ..model import Chunk, Document, Stage
@@ -35,7 +35,7 @@ class Job:
 
     config: ChunkConfig
     fingerprint: str  # the settings fingerprint stored in each record
-    embed: bool = False  # store snippet vectors
+    embed: bool = False  # store snippet vectors (made by ``embedding``, not the workers)
     memory_mb: int | None = None  # the worker's address-space limit, to name in a failure
 
 
@@ -67,9 +67,8 @@ class Process(Protocol):
 
 
 def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
-    """Extract one file, parse the extracted ``Document``, chunk the ``ParsedDocument``,
-    and embed the chunks' snippets when ``job.embed``; a failure in parsing is reported
-    as the chunk stage's."""
+    """Extract one file, parse the extracted ``Document``, chunk the ``ParsedDocument``;
+    a failure in parsing is reported as the chunk stage's."""
     t0 = time.perf_counter()
     doc = _read(work, job.memory_mb)
     t1 = time.perf_counter()
@@ -89,18 +88,8 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
         return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     t2 = time.perf_counter()
     record = _document_record(work, doc, chunks, headings, job.fingerprint)
-    docs = [ChunkRecord.from_chunk(c, doc.format) for c in chunks]
-    if job.embed:
-        if note is not None:
-            note("embed")
-        try:
-            docs = _embed_snippets(docs)
-        except Exception as exc:  # the model failing on one file must not stop the rest
-            return FileResult.failed(work, "embed", f"{type(exc).__name__}: {exc}", t2 - t0)
-    t3 = time.perf_counter()
-    return FileResult(
-        work.path, work.sha256, work.size, record, tuple(docs), None, t1 - t0, t2 - t1, t3 - t2
-    )
+    docs = tuple(ChunkRecord.from_chunk(c, doc.format) for c in chunks)
+    return FileResult(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1)
 
 
 def _headings(doc: Document, parsed: ParsedDocument) -> list[StoredHeading]:
@@ -170,14 +159,3 @@ def _document_record(
         page_map=json.dumps(pages, ensure_ascii=False) if pages else None,
         headings=encode_headings(headings),
     )
-
-
-def _embed_snippets(docs: list[ChunkRecord]) -> list[ChunkRecord]:
-    """Snippets carry the vector of their retrieval text (what the 512-token snippet
-    budget is sized for); sections are not embedded."""
-    snippets = [i for i, d in enumerate(docs) if d.chunk.tier == "snippet"]
-    embedded = vectors.embed([docs[i].chunk.retrieval_text for i in snippets])
-    out = list(docs)
-    for i, vector in zip(snippets, embedded, strict=True):
-        out[i] = replace(docs[i], embedding=tuple(vector))
-    return out

@@ -37,6 +37,8 @@ class Report:
     )
     embedder: str = ""  # the model that embedded the snippets; empty: not embedded
     embedded: int = 0  # snippets embedded in this run
+    # unchanged files whose stored snippets got the vectors they lacked
+    vectors_added: list[str] = field(default_factory=list)
     interrupted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,14 +47,12 @@ class Report:
         return out
 
     def processed(self, result: FileResult) -> None:
-        """Count a file's worker time, its vectors or its failure."""
+        """Count a file's worker time or its failure (its vectors are counted where
+        they are made: ``embedding.Embedding``)."""
         self.seconds["extract"] += result.extract_s
         self.seconds["chunk"] += result.chunk_s
-        self.seconds["embed"] += result.embed_s
         if result.failure is not None:
             self.failed.append(result.failure)
-        elif self.embedder:
-            self.embedded += sum(1 for d in result.chunks if d.embedding is not None)
 
     def completed(self, record: DocumentRecord) -> None:
         """Count a document whose chunks are all stored."""

@@ -16,6 +16,11 @@ def unavailable() -> str | None:
     return vectors.unavailable()
 
 
+def model_name() -> str:
+    """The name the current model's vectors are stored with."""
+    return str(vectors.embedder().name)
+
+
 def vector_search(query: str, filters: Filters, k: int = POOL) -> dict[str, Any]:
     """The Typesense search (for ``multi_search``: a vector does not fit in a URL) for
     the ``k`` snippets nearest to the question's embedding."""

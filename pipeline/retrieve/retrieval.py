@@ -8,7 +8,7 @@ from typing import Any
 
 from ..chunk.tokens import Estimator, TokenCounter
 from ..errors import RetrievalError, StoreError
-from ..index import generation
+from ..index import coverage, generation
 from ..index.filters import Filters
 from ..index.schema import CHUNKS
 from ..index.side_index import current
@@ -44,7 +44,10 @@ def rank_snippets(
     searches = generation.searches()
     if chosen != "lexical":
         searches.append(dense.vector_search(query, filters))
+        searches.extend(coverage.count_searches(dense.model_name()))
     results, wanted = _search(store, searches, chosen)
+    if chosen != "lexical":
+        note = _coverage_note(results[3:5], chosen) or note
     index = current(store, wanted)
     if index is None:
         return _fallback(store, query, filters, chosen)
@@ -58,6 +61,19 @@ def rank_snippets(
         ranked = words if chosen == "lexical" else vectors
     return Ranking(
         ranked, {r.id: r.parent for r in ranked}, {r.id: r.doc_id for r in ranked}, chosen, note
+    )
+
+
+def _coverage_note(counts: list[dict[str, Any]], chosen: Mode) -> str:
+    """Said when part of the library has no vectors of this model: those snippets are
+    ranked by BM25 alone (hybrid) or not found at all (dense)."""
+    total, embedded = (int(c.get("found", 0)) for c in counts)
+    if embedded >= total:
+        return ""
+    how = "hybrid is lexical for them" if chosen == "hybrid" else "dense ranking cannot find them"
+    return (
+        f"{total - embedded} of {total} snippets have no vector of {dense.model_name()}: "
+        f"{how}; run `folio ingest` on their folders to embed them"
     )
 
 

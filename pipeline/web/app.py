@@ -62,7 +62,7 @@ def build_app(library: Library) -> Starlette:
     def search(request: Request) -> Response:
         params = request.query_params
         if "q" not in params:
-            return _html(pages.home_page(library.counts()))
+            return _html(pages.home_page(library.counts(), library.vector_models()))
         query = Query.parse(params, params.getlist("hint"))
         result = library.search(
             query.text,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from html import escape
 from pathlib import Path
@@ -73,11 +73,14 @@ def crumbs(breadcrumb: Sequence[str]) -> str:
     return " › ".join(f"<span>{esc(c)}</span>" for c in breadcrumb)
 
 
-def home_page(counts: LibraryCounts) -> str:
+def home_page(counts: LibraryCounts, models: Mapping[str, int]) -> str:
+    """``models``: snippets holding a vector, per model (the dense coverage)."""
     total = sum(counts.statuses.values())
+    vectors = ", ".join(f"{n} with vectors of {esc(m)}" for m, n in sorted(models.items()))
     body = (
         f"<p class='summary' id='summary'>{total} files, {counts.sections} sections, "
-        f"{counts.snippets} snippets. Type a few words; typos are forgiven.</p>"
+        f"{counts.snippets} snippets ({vectors or 'none with vectors'}). "
+        "Type a few words; typos are forgiven.</p>"
     )
     return layout("Search", body)
 
