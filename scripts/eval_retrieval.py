@@ -903,9 +903,11 @@ def run_set(
     with embedded_store(home) as store:
         run.meta.update(ingest_library(store, paths, args.workers))
         log(f"  ingest {run.meta['ingest_s']:.1f} s")
+        modes = folio_modes(retrieve, embedder is not None)
         folio = [
             folio_method(store, m, counter, names)
-            for m in folio_modes(retrieve, embedder is not None)
+            for m in modes
+            if not args.folio_modes or m in args.folio_modes
         ]
         run.methods = folio + run.methods
         load_before = os.getloadavg()[0]
@@ -1227,6 +1229,12 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--tokenizer", type=Path, default=DEFAULT_TOKENIZER, help="WordPiece file")
     ap.add_argument("--chunk-tokens", type=int, default=CHUNK_TOKENS, help="baseline chunks")
     ap.add_argument("--workers", type=int, default=None, help="Folio ingest worker processes")
+    ap.add_argument(
+        "--folio-modes",
+        type=lambda raw: [x.strip() for x in raw.split(",") if x.strip()],
+        default=[],
+        help="only these of Folio's modes (comma-separated; default: every mode offered)",
+    )
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     ap.add_argument(
         "--home",

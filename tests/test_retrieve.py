@@ -219,3 +219,30 @@ def test_a_question_naming_a_statement_finds_the_statement(store: Store, tmp_pat
         store, "What was net income in 2019 per the income statement?", 800, mode="lexical"
     )
     assert "| Net income | 80 | 95 |" in ctx.items[0].text
+
+
+def test_a_question_about_several_periods_covers_each_filing(store: Store, tmp_path: Path) -> None:
+    # One quarter's report says "net sales" over and over; the others say it once. A
+    # question over the quarters takes each report's best snippet before any report's
+    # second (ranked alone, the first report's snippets fill the budget).
+    talk = " ".join(
+        f"Net sales point {i}: net sales rose on net sales of goods." for i in range(120)
+    )
+    for quarter in ("q1", "q2", "q3"):
+        other = " ".join(f"Remark {i} about staffing, offices and leases." for i in range(120))
+        if quarter != "q1":
+            other += f" Net sales were {quarter[1]}00 million."
+        results = f"## Results\n\n{talk}\n" if quarter == "q1" else ""
+        (tmp_path / f"acme-{quarter}.md").write_text(
+            f"# Acme quarterly report {quarter.upper()}\n\n## Other\n\n{other}\n\n{results}"
+        )
+    assert not ingest([str(tmp_path)], make_config(), store, IngestOptions(workers=1)).failed
+
+    def sources(question: str) -> list[str]:
+        """The documents of the context's items, best ranked first."""
+        ctx = retrieve(store, question, 1400, mode="lexical")
+        return [Path(it.citation.source).stem for it in sorted(ctx.items, key=lambda i: i.rank)]
+
+    over_time = sources("How have net sales changed over the reported quarters?")
+    assert sorted(over_time[:3]) == ["acme-q1", "acme-q2", "acme-q3"]
+    assert sources("What were the net sales?")[:2] == ["acme-q1", "acme-q1"]

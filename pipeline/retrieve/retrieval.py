@@ -16,6 +16,7 @@ from ..index.store import Store, found
 from ..index.visible import hidden_docs
 from ..shared.inputs import check_query, check_range
 from . import dense
+from .arrange import arrange
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
 from .rank import MODES, POOL, Mode, Ranked, fuse, fusion_for, lexical
@@ -169,7 +170,7 @@ def retrieve(
     """
     check_range(budget, "budget", 1)
     ranking = rank_snippets(store, query, filters, mode)
-    ranked = ranking.ranked[:snippets]
+    ranked = arrange(ranking.ranked, query)[:snippets]
     sections = sorted({ranking.parents[r.id] for r in ranked})
     doc_ids = sorted({ranking.docs[r.id] for r in ranked})
     found, parents, maps = _fetch(store, [r.id for r in ranked], sections, doc_ids)
