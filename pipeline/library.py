@@ -22,9 +22,6 @@ from .index.settings import ServerSettings, load_server_settings, parse_url
 from .index.store import Store
 from .index.vectors import MODEL_ENV, model_dir
 from .ingest import IngestOptions, ProgressHook, Report, ingest
-
-# scripts/eval_retrieval.py imports it from here (it lived here), until it moves to ingest.files
-from .ingest.files import file_sha256 as file_sha256
 from .retrieve import MODES, Context, Hit, SearchResult, rank, retrieve, search
 from .retrieve.context import Citation, ContextItem, citation_text
 from .retrieve.outline import OutlineEntry, outline

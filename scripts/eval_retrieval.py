@@ -272,7 +272,7 @@ def _extract(path: str) -> tuple[str, tuple[tuple[int, int, int], ...]]:
 
 def load_docs(paths: Sequence[Path], workers: int) -> dict[str, Doc]:
     """Extract every file (in ``workers`` processes when more than one) as Folio does."""
-    from pipeline.library import file_sha256
+    from pipeline.ingest.files import file_sha256
 
     if workers > 1 and len(paths) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
