@@ -31,6 +31,9 @@ LABEL = re.compile(
 MAX_TITLE_CHARS = 80
 MAX_TITLE_WORDS = 12
 MAX_BLANKS = 3  # blank lines allowed between a label and its title
+# A title in mixed case that ends with a period has at least this many words ("The Widow
+# and her Child."); a shorter one is a sentence ("More.").
+MIN_PERIOD_WORDS = 3
 MIN_SEQUENCE = 3  # bare numerals in sequence before they count as chapters
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 
@@ -98,6 +101,8 @@ def title_after(lines: Sequence[str], i: int) -> Joined | None:
     bare = text.strip("_*")
     if len(bare.split()) > MAX_TITLE_WORDS or not bare[:1].isupper():
         return None
+    if bare.endswith(".") and not bare.isupper() and len(bare.split()) < MIN_PERIOD_WORDS:
+        return None  # "More.", "Some words.": a short sentence, not a title
     if not (_set_off(lines, j) or bare != text or bare.isupper() or title_case(bare)):
         return None  # a sentence-case line with no more room after it than a paragraph's
     return Joined(f"{lines[i].strip()} {bare}", j)
