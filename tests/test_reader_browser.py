@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as ec
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -119,7 +121,22 @@ def choose(driver: WebDriver, name: str, value: str) -> None:
     old = driver.find_element(By.ID, "summary")
     driver.execute_script("arguments[0].focus()", box)
     box.send_keys(Keys.SPACE)
-    WebDriverWait(driver, 20).until(ec.staleness_of(old))
+    WebDriverWait(driver, 20).until(lambda _: replaced(old))
+
+
+def replaced(element: WebElement) -> bool:
+    """Whether the page holding ``element`` has been replaced. Caught mid-navigation,
+    chromedriver may answer "Node with given id does not belong to the document" instead
+    of a stale reference (seen in CI): that too means the old page is gone."""
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
+    return False
 
 
 def summary_found(driver: WebDriver) -> int:
