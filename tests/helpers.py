@@ -19,14 +19,16 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).parent.parent
 
 
-def folio(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def folio(
+    env: dict[str, str], *args: str, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
     """``folio ARGS`` as a process of its own, run from the repository root with ``env``."""
     return subprocess.run(
         [sys.executable, "-m", "pipeline", *args],
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=timeout,
         cwd=ROOT,
     )
 

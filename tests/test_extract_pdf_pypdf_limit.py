@@ -7,7 +7,6 @@ failed them as damaged. The file built here has the same shape.
 
 from __future__ import annotations
 
-import io
 import logging
 import zlib
 from collections.abc import Sequence
@@ -19,6 +18,8 @@ import pipeline
 from pipeline.chunk.invariants import check_chunks
 from pipeline.extract import extract_file
 from pipeline.extract.pdf.reader import read_pdf
+
+from .hostile.generate import raw_pdf
 
 PYPDF_ARRAY_LIMIT = 100_000  # pypdf's Configuration.array_maximum_element_count
 
@@ -38,22 +39,22 @@ PAGES = [
 
 
 def _pdf(objects: Sequence[bytes]) -> bytes:
-    """A PDF of the object bodies (object i+1 is ``objects[i]``) with a correct xref."""
-    out = io.BytesIO()
-    out.write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for i, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % i + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for off in offsets:
-        out.write(b"%010d 00000 n \n" % off)
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R /Info 2 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-        % (len(objects) + 1, xref)
-    )
-    return out.getvalue()
+    """A PDF of the object bodies (object i+1 is ``objects[i]``) with a correct xref; its
+    info dictionary is object 2."""
+    return raw_pdf(objects, extra_trailer=b"/Info 2 0 R ")
+
+
+def page_objects() -> list[bytes]:
+    """The three ``PAGES`` as objects 5 to 10 (each page, then its content stream), under
+    the page tree in object 3 and the font in object 4."""
+    objs: list[bytes] = []
+    for i, lines in enumerate(PAGES):
+        objs.append(
+            b"<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792]"
+            b" /Resources << /Font << /F1 4 0 R >> >> /Contents %d 0 R >>" % (6 + 2 * i)
+        )
+        objs.append(_content(lines))
+    return objs
 
 
 def _content(lines: Sequence[str]) -> bytes:
@@ -81,12 +82,7 @@ def filing_pdf(array_elements: int) -> bytes:
         b"<< /Type /Pages /Kids [5 0 R 7 0 R 9 0 R] /Count 3 >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
-    for i, lines in enumerate(PAGES):
-        objs.append(
-            b"<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792]"
-            b" /Resources << /Font << /F1 4 0 R >> >> /Contents %d 0 R >>" % (6 + 2 * i)
-        )
-        objs.append(_content(lines))
+    objs += page_objects()
     objs += [
         b"<< /Type /Outlines /First 12 0 R /Last 13 0 R /Count 2 >>",
         b"<< /Title (Part I Financial Information) /Parent 11 0 R /Next 13 0 R"

@@ -8,8 +8,6 @@ import asyncio
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +20,8 @@ from pipeline.index.filters import FORMATS, HINTS, TIERS
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import MODES
+
+from .helpers import folio
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples" / "library"
@@ -138,14 +138,7 @@ def test_retrieve_filters_mean_what_the_command_line_s_mean(library: Store) -> N
     got = with_client(call)
     flags = ["--hint", "table", "--doc", doc.doc_id[:8], "--format", "markdown", "--has-table"]
     command = ["retrieve", "operator", "--budget", "900", "--json", *flags]
-    cli = subprocess.run(
-        [sys.executable, "-m", "pipeline", *command],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        cwd=ROOT,
-        timeout=120,
-    )
+    cli = folio(os.environ.copy(), *command)
     assert cli.returncode == 0, cli.stderr
     assert got["items"] and got["items"] == json.loads(cli.stdout)["items"]
     for item in got["items"]:
@@ -159,10 +152,7 @@ def test_the_cli_and_mcp_refuse_a_misspelled_hint_in_the_same_words(library: Sto
         return str(res.content[0].text)
 
     said = with_client(call)
-    cli = subprocess.run(
-        [sys.executable, "-m", "pipeline", "search", "ownership", "--hint", "tabel"],
-        capture_output=True, text=True, env=os.environ.copy(), cwd=ROOT, timeout=120,
-    )
+    cli = folio(os.environ.copy(), "search", "ownership", "--hint", "tabel")
     assert cli.returncode == 2
     message = cli.stderr.strip().removeprefix("folio: error: ")
     assert "allowed" in message and said.endswith(message), (said, cli.stderr)

@@ -10,7 +10,6 @@ import asyncio
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +24,8 @@ from pipeline import Filters, IngestOptions, Library
 from pipeline.errors import InvalidInput
 from pipeline.index.store import Store
 from pipeline.web.app import build_app
+
+from .helpers import folio as run_folio
 
 ROOT = Path(__file__).parent.parent
 T = TypeVar("T")
@@ -42,14 +43,7 @@ def library(store: Store, folio_env: Path, tmp_path: Path) -> Library:
 
 
 def folio(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pipeline", *args],
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        cwd=ROOT,
-        timeout=60,
-    )
+    return run_folio(os.environ.copy(), *args, timeout=60)
 
 
 @pytest.mark.parametrize(
@@ -126,9 +120,7 @@ def test_mcp_answers_an_unreachable_page_with_an_error(library: Library) -> None
                 await client.call_tool("search", {"query": "ownership", "page": page})
                 for page in HANGING
             ]
-            calls.append(
-                await client.call_tool("search", {"query": "ownership", "page_to": 2**31})
-            )
+            calls.append(await client.call_tool("search", {"query": "ownership", "page_to": 2**31}))
             return [schema.input_schema["properties"], *calls]
 
     # A tool runs on the client's event loop here: a hung search would block wait_for.

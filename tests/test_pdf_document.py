@@ -19,7 +19,7 @@ from pipeline.extract.pdf.document import (
     pdf_number,
 )
 
-from .test_extract_pdf_pypdf_limit import PAGES, _content, _pdf, filing_pdf
+from .test_extract_pdf_pypdf_limit import _pdf, filing_pdf, page_objects
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
 CORPUS = Path(__file__).parent.parent.parent / "shared" / "corpus" / "pdf"
@@ -79,12 +79,7 @@ def bookmarks_pdf(cycle: bool = False) -> bytes:
         b"<< /Type /Pages /Kids [5 0 R 7 0 R 9 0 R] /Count 3 >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
-    for i, lines in enumerate(PAGES):
-        objs.append(
-            b"<< /Type /Page /Parent 3 0 R /MediaBox [0 0 612 792]"
-            b" /Resources << /Font << /F1 4 0 R >> >> /Contents %d 0 R >>" % (6 + 2 * i)
-        )
-        objs.append(_content(lines))
+    objs += page_objects()
     last_next = b" /Next 12 0 R" if cycle else b""
     objs += [
         b"<< /Type /Outlines /First 12 0 R /Last 19 0 R >>",  # 11

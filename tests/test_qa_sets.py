@@ -3,6 +3,7 @@ answers' figures and sources, the committed split, and the per-half scoring."""
 
 from __future__ import annotations
 
+import csv
 import math
 from pathlib import Path
 
@@ -40,8 +41,6 @@ def test_docugami_sources_are_the_cited_filings_among_the_glob(tmp_path: Path) -
         ("How did net sales change?", "*AAPL*", "Multi-Doc RAG", "Table", ANSWER),
         ("What was it?", "*2023 Q3 INTC*", "Single-Doc Single-Chunk RAG", "Text", "It was 5."),
     ]
-    import csv
-
     with (tmp_path / "qna_data.csv").open("w", encoding="utf-8-sig", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["Question", "Source Docs", "Question Type", "Source Chunk Type", "Answer"])
