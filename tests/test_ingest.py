@@ -78,6 +78,35 @@ def stored(store: Store) -> dict[str, dict[str, Any]]:
     return {d["id"]: d for d in store.export(CHUNKS)}
 
 
+def differences(got: dict[str, dict[str, Any]], want: dict[str, dict[str, Any]]) -> list[str]:
+    """What stands between the stored chunks and the expected ones, short enough to read
+    in a CI log: missing and extra ids, and per differing chunk the fields that differ."""
+    out = [f"missing {i} ({want[i].get('doc_title')})" for i in sorted(want.keys() - got.keys())]
+    out += [f"extra {i} ({got[i].get('doc_title')})" for i in sorted(got.keys() - want.keys())]
+    for i in sorted(want.keys() & got.keys()):
+        g, w = got[i], want[i]
+        fields = sorted(k for k in g.keys() | w.keys() if g.get(k) != w.get(k))
+        out += [f"{i} {k}: {_mismatch(g.get(k), w.get(k))}" for k in fields]
+    return out
+
+
+def _mismatch(got: object, want: object) -> str:
+    """The two values; strings from a little before the first character that differs."""
+    if isinstance(got, str) and isinstance(want, str):
+        same = next((n for n, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None)
+        at = max(0, (min(len(got), len(want)) if same is None else same) - 20)
+        return (
+            f"stored [{at}:] of {len(got)} chars {got[at : at + 100]!r}, "
+            f"expected of {len(want)} chars {want[at : at + 100]!r}"
+        )
+    return f"stored {got!s:.160} expected {want!s:.160}"
+
+
+def assert_stored(store: Store, want: dict[str, dict[str, Any]]) -> None:
+    problems = differences(stored(store), want)
+    assert not problems, f"{len(problems)} differences:\n" + "\n".join(problems[:20])
+
+
 def good_files(lib: Path) -> list[Path]:
     return sorted(p for p in lib.rglob("*") if p.is_file() and p.name != "broken.pdf")
 
@@ -153,7 +182,7 @@ def test_prune_and_delete(store: Store, tmp_path: Path) -> None:
     (lib / "notes.txt").unlink()
     report = ingest([str(lib)], CONFIG, store, IngestOptions(workers=1, prune=True))
     assert report.pruned == [str(lib / "notes.txt")]
-    assert stored(store) == expected_docs(good_files(lib))
+    assert_stored(store, expected_docs(good_files(lib)))
 
 
 def test_config_change_rechunks(store: Store, tmp_path: Path) -> None:
@@ -224,7 +253,7 @@ def assert_complete_means_stored(store: Store) -> None:
 def assert_rerun_converges(cmd: list[str], store: Store, lib: Path) -> None:
     rerun = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), timeout=300)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
-    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert_stored(store, expected_docs(sorted(lib.iterdir())))
     assert store.count(DOCUMENTS, "status:=complete") == len(list(lib.iterdir()))
 
 

@@ -15,9 +15,9 @@ from pipeline.index.store import Store
 
 from .test_ingest import (
     assert_complete_means_stored,
+    assert_stored,
     copies,
     expected_docs,
-    stored,
     wait_for_complete,
 )
 
@@ -52,7 +52,7 @@ def test_reindex_during_ingest_waits_and_loses_nothing(
     assert reindex.returncode == 0, reindex.stderr[-2000:]
     assert_complete_means_stored(store)
     assert store.count(DOCUMENTS, "status:=complete") == 60
-    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert_stored(store, expected_docs(sorted(lib.iterdir())))
     assert "waiting for the library lock" in reindex.stderr
 
 
@@ -69,7 +69,7 @@ def test_delete_during_ingest_applies_after_it(
     assert_complete_means_stored(store)
     assert store.export(DOCUMENTS, f"path:=`{last}`") == []
     rest = sorted(lib.iterdir())[:-1]
-    assert stored(store) == expected_docs(rest)
+    assert_stored(store, expected_docs(rest))
 
 
 def test_no_wait_gives_up_at_once_naming_the_holder(
@@ -120,4 +120,4 @@ def test_kill_9_releases_the_lock(store: Store, tmp_path: Path, folio_env: Path)
     again = folio("ingest", str(lib), "--workers", "1", "--json", "--wait", "5")
     assert again.returncode == 0, again.stderr[-2000:]
     assert_complete_means_stored(store)
-    assert stored(store) == expected_docs(sorted(lib.iterdir()))
+    assert_stored(store, expected_docs(sorted(lib.iterdir())))
