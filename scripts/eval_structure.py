@@ -337,6 +337,12 @@ def _truth(path: Path, truth_path: Path, doc: Document) -> list[dict[str, Any]]:
     """The TOC entries, less those pointing at the navigation document (dropped from the
     text as table-of-contents boilerplate)."""
     truth: list[dict[str, Any]] = json.loads(truth_path.read_text(encoding="utf-8"))
+    return without_nav(truth, doc)
+
+
+def without_nav(truth: list[dict[str, Any]], doc: Document) -> list[dict[str, Any]]:
+    """The TOC entries of an EPUB's ``doc`` less those whose ``href`` points at its
+    navigation document (dropped from the text as table-of-contents boilerplate)."""
     nav_doc = str(doc.info.extra.get("nav_source", "")).partition(":")[2]
     return [e for e in truth if not (nav_doc and _same_file(e.get("href"), nav_doc))]
 
