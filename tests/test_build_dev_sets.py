@@ -1,0 +1,162 @@
+"""``scripts/build_dev_sets.py``: the parts that need no mirror: the truth rules on tiny
+generated sources, the sha256 check naming the file and both hashes, and mirror reads
+from a git repository made here."""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from .helpers import load_script
+
+BUILD = load_script("build_dev_sets")
+# the modules build_dev_sets imported from scripts/ (one DevSetError class, not a copy)
+PG = importlib.import_module("devset_gutenberg")
+SRC = importlib.import_module("devset_sources")
+TRUTH = importlib.import_module("devset_truth")
+
+BOOK = b"""<html><body>
+<p><a href="#pref">Preface</a> <a href="#c1">I</a> <a href="#c2">II</a>
+<a href="#p2">Part II</a></p>
+<h1>KATRINE</h1>
+<h2 id="pref">PREFACE</h2><p>Words.</p>
+<h2><a name="c1"></a>CHAPTER I.</h2>
+<p>&#160;</p>
+<h3>The Widow</h3><h3>and her Child</h3>
+<p>Text.</p>
+<a name="c2"></a><h2>CHAPTER II.</h2>
+<p>A sentence before the next heading.</p>
+<h3>Not a title</h3>
+<h2 id="p1">Part I</h2><h3 id="p2">Part II</h3>
+</body></html>"""
+
+
+def test_gutenberg_labels_join_the_title_headings_printed_right_after_them() -> None:
+    assert PG.joined_labels(BOOK) == [
+        {"title": "PREFACE", "level": 1},
+        # the book title h1 is no contents target: chapters are not nested under it
+        {"label": "CHAPTER I.", "title": "CHAPTER I. The Widow and her Child", "level": 1},
+        # text between the label and the next heading: a bare label
+        {"label": "CHAPTER II.", "title": "CHAPTER II.", "level": 1},
+        # "Part I" is not linked, so "Part II" under it stays on level 1; a bare label
+        {"label": "Part II", "title": "Part II", "level": 1},
+    ]
+
+
+def test_gutenberg_series_are_siblings_and_contents_targets_level_by_tag() -> None:
+    html = BOOK.replace(b'<p><a href="#pref">', b'<p><a href="#p1">P1</a><a href="#pref">')
+    joined = PG.joined_labels(html)
+    assert [(e["title"], e["level"]) for e in joined[-2:]] == [("Part I", 1), ("Part II", 2)]
+    levelled = PG.gutenberg_truth(html, "joined-labels")
+    assert [(e["title"], e["level"]) for e in levelled[-2:]] == [("Part I", 1), ("Part II", 1)]
+    assert PG.contents_targets(BOOK) == [
+        {"level": 1, "title": "PREFACE"},
+        {"level": 1, "title": "CHAPTER I."},  # the anchor inside the heading
+        {"level": 1, "title": "CHAPTER II."},  # the empty anchor right before it
+        {"level": 2, "title": "Part II"},
+    ]
+
+
+def test_texinfo_truth_reads_includes_values_and_conditionals_as_makeinfo() -> None:
+    files = {
+        "m.texi": "@include config.texi\n@node Top\n@top Manual\n@chapter Using @value{PROG}\n"
+        "@section The @code{-x} option\n@iftex\n@section TeX only\n@end iftex\n"
+        "@ifset EXTRA\n@section Extra\n@end ifset\n@ifclear EXTRA\n@subsection Plain\n"
+        "@end ifclear\n@appendix Licence\n@bye\n@chapter After bye\n",
+        "config.texi": "@set PROG GNU @command{sed}\n",
+    }
+    assert TRUTH.texinfo_truth("m.texi", files.__getitem__) == [
+        {"level": 1, "title": "Using GNU sed"},
+        {"level": 2, "title": "The -x option"},
+        {"level": 3, "title": "Plain"},
+        {"level": 1, "title": "Licence"},
+    ]
+
+
+def test_rfc_truth_nests_sections_and_adds_what_xml2rfc_prints() -> None:
+    xml = b"""<rfc><front><author/><author/></front><middle>
+    <section><name>Intro  duction</name><section title="Terms"/></section></middle>
+    <back><references/><section><name>Acks</name><iref item="x"/></section></back></rfc>"""
+    assert TRUTH.rfc_truth(xml) == [
+        {"level": 1, "title": "Intro duction"},
+        {"level": 2, "title": "Terms"},
+        {"level": 1, "title": "References"},
+        {"level": 1, "title": "Acks"},
+        {"level": 1, "title": "Index"},
+        {"level": 1, "title": "Authors' Addresses"},
+    ]
+
+
+def test_epub_nav_truth_is_the_toc_list_nested(tmp_path: Path) -> None:
+    nav = """<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+    <body><nav epub:type="landmarks"><ol><li><a href="x.xhtml">Skip</a></li></ol></nav>
+    <nav epub:type="toc"><ol><li><a href="a.xhtml">One</a><ol><li><span>Two</span></li></ol>
+    </li></ol></nav></body></html>"""
+    path = tmp_path / "b.epub"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("META-INF/container.xml", '<container><r full-path="OPS/p.opf"/></container>')
+        z.writestr(
+            "OPS/p.opf",
+            '<package xmlns="http://www.idpf.org/2007/opf"><manifest>'
+            '<item href="nav.xhtml" properties="nav"/></manifest></package>',
+        )
+        z.writestr("OPS/nav.xhtml", nav)
+    with zipfile.ZipFile(path) as z:
+        assert TRUTH.nav_truth(z) == [
+            {"level": 1, "title": "One", "href": "a.xhtml"},
+            {"level": 2, "title": "Two", "href": ""},
+        ]
+
+
+def test_a_differing_file_is_named_with_both_hashes_and_not_written(tmp_path: Path) -> None:
+    good = BUILD.gzip_text("text\n", None)
+    exp = BUILD.Expected("flat-text/docs/a.txt.gz", BUILD.sha256(good), BUILD.sha256(b"text\n"))
+    renamed = BUILD.gzip_text("text\n", "a.txt")  # same text, another gzip header
+    other = BUILD.gzip_text("other\n", None)
+    job = BUILD.Job("a", (exp,), lambda: [(exp, renamed)])
+    [problem] = BUILD.build_job(job, tmp_path)
+    assert problem.path == exp.path and not (tmp_path / exp.path).exists()
+    assert BUILD.sha256(renamed) in problem.reason and exp.sha256 in problem.reason
+    assert "the text is the same" in problem.reason
+    assert "the text differs" in str(exp.mismatch(other))
+    assert gzip.decompress(renamed) == b"text\n" and b"a.txt\x00" in renamed[:20]
+    assert BUILD.build_job(BUILD.Job("a", (exp,), lambda: [(exp, good)]), tmp_path) == []
+    assert (tmp_path / exp.path).read_bytes() == good
+    assert BUILD.check_file(tmp_path, exp) is None
+    (tmp_path / exp.path).write_bytes(other)
+    assert "the text differs" in str(BUILD.check_file(tmp_path, exp))
+    missing = BUILD.Expected("pdf-outline/x.pdf", "0" * 64)
+    assert str(BUILD.check_file(tmp_path, missing)) == "pdf-outline/x.pdf: missing"
+
+
+def _git(repo: Path, *args: str) -> str:
+    out = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def test_mirror_reads_a_pinned_commit_and_names_what_to_fetch(tmp_path: Path) -> None:
+    repo = tmp_path / "mirrors" / "owner+book" / "repo"
+    (repo / "doc").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    (repo / "doc" / "a.txt").write_text("first\n")
+    _git(repo, "add", ".")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    commit = _git(repo, "rev-parse", "HEAD")
+    (repo / "doc" / "a.txt").write_text("second\n")  # the work tree is never read
+    mirrors = SRC.Mirrors(tmp_path / "mirrors")
+    src = SRC.Source.parse(f"owner/book@{commit}:doc/a.txt (prose after the path)")
+    assert mirrors.read(src) == b"first\n"
+    assert mirrors.files(src.at("doc/")) == ["doc/a.txt"]
+    with pytest.raises(SRC.DevSetError, match=r"doc/b\.txt: not in the mirror.*github:owner/book"):
+        mirrors.read(src.at("doc/b.txt"))
+    gone = SRC.Source("owner/other", commit, "x.pdf")
+    with pytest.raises(SRC.DevSetError, match=r"x\.pdf: no mirror of owner/other.*github:owner/"):
+        mirrors.read(gone)
+    with pytest.raises(SRC.DevSetError, match="not an owner/name@commit:path"):
+        SRC.Source.parse("owner/book@HEAD:doc/a.txt")
