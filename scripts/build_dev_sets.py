@@ -248,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if not args.check and args.mirrors is None:
         ap.error("--mirrors is needed to build (or --check to only check)")
+    if str(args.out).startswith("$"):  # data_dir() without $FOLIO_DATA set
+        ap.error(f"set FOLIO_DATA or give --out (not {args.out})")
     flat, pdfs = load_manifests(args.only)
     todo = jobs(flat, pdfs, Mirrors(args.mirrors or Path()))
     if not args.check and (warning := makeinfo_warning(flat)):
