@@ -246,3 +246,25 @@ def test_a_question_about_several_periods_covers_each_filing(store: Store, tmp_p
     over_time = sources("How have net sales changed over the reported quarters?")
     assert sorted(over_time[:3]) == ["acme-q1", "acme-q2", "acme-q3"]
     assert sources("What were the net sales?")[:2] == ["acme-q1", "acme-q1"]
+
+
+def test_a_question_naming_a_company_keeps_to_its_filing(store: Store, tmp_path: Path) -> None:
+    # Another company's report repeats the question's words; the named one answers in its
+    # own words. Naming the company must outweigh that (a reader asking about Acme has no
+    # use for Globex's driver of net income).
+    echo = "The primary driver behind the change in net income was pricing."
+    for company in ("Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark"):
+        body = f"Remarks on staffing, offices and leases at {company}. " * 10
+        if company == "Acme":
+            body += "\n\nNet income fell because net sales decreased 3% on lower Mac sales."
+        if company == "Globex":
+            body += f"\n\n{echo}"
+        (tmp_path / f"{company.lower()}-10q.md").write_text(
+            f"# {company} Corp. quarterly report\n\n## Results of operations\n\n{body}\n"
+        )
+    assert not ingest([str(tmp_path)], make_config(), store, IngestOptions(workers=1)).failed
+    question = "What was the primary driver behind the change in Acme's net income?"
+    ctx = retrieve(store, question, 1000, mode="lexical")
+    best = min(ctx.items, key=lambda i: i.rank)
+    assert Path(best.citation.source).stem == "acme-10q", best.citation.source
+    assert "lower Mac sales" in best.text
