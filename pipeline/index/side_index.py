@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from typesense.exceptions import ObjectNotFound
 
 from ..errors import FolioError, LockBusy, StoreError
@@ -45,6 +46,7 @@ from . import generation
 from .lexical import FORMAT, SNIPPET_FIELDS, DamagedIndex, DocInfo, LexicalIndex, LexicalWriter
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS
+from .settings import Node
 from .store import Store, quote
 
 log = logging.getLogger("folio.lexical")
@@ -252,11 +254,22 @@ def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[s
 
 
 def _one_node(store: Store) -> Store:
-    """A client of the store's first node only: one consistent read, not pages that
-    round-robin over replicas ordering ties differently."""
+    """A client of one node only, the first that answers: one consistent read, not pages
+    that round-robin over replicas ordering ties differently. A node that is down is
+    passed over: always the first one, killed, cost a cluster's every ingest ~47 s of
+    retries at its end and left the index behind."""
     if len(store.nodes) == 1:
         return store
-    return Store(store.settings, nodes=store.nodes[:1], api_key=store.api_key)
+    node = next((n for n in store.nodes if _answers(n)), store.nodes[0])
+    return Store(store.settings, nodes=(node,), api_key=store.api_key)
+
+
+def _answers(node: Node) -> bool:
+    """Whether ``node`` says it is healthy (a node that lags behind the log says not)."""
+    try:
+        return bool(httpx.get(f"{node.url()}/health", timeout=2.0).json().get("ok"))
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return False
 
 
 def _snippets(store: Store, doc_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
