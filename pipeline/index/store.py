@@ -258,10 +258,11 @@ class Store:
         )
         # parsed and written again as ASCII JSON, as every other import is: 0.24 drops the
         # bytes of a character that a raw UTF-8 body splits across two of its reads
-        docs = json_lines(str(exported))
-        for start in range(0, len(docs), BATCH_SIZE):
+        # (parsed a batch at a time: a library's documents as dicts would triple the memory)
+        lines = [line for line in str(exported).split("\n") if line.strip()]
+        for start in range(0, len(lines), BATCH_SIZE):
             self.writable()
-            batch = docs[start : start + BATCH_SIZE]
+            batch = json_lines("\n".join(lines[start : start + BATCH_SIZE]))
             results = self.call(f"import {new}", partial(self._import, new, batch))
             refused = [str(r.get("error")) for r in results if not r.get("success")]
             if refused:
