@@ -192,8 +192,15 @@ def _get(port: int, path: str, key: str | None = None, timeout: float = 1.0) -> 
 
 
 def healthy(port: int, timeout: float = 1.0) -> bool:
+    return healthy_at(f"http://127.0.0.1:{port}", timeout)
+
+
+def healthy_at(url: str, timeout: float = 1.0) -> bool:
+    """Whether the node at ``url`` says it is healthy (a node still replaying its log, or
+    behind its cluster's log, says not)."""
     try:
-        return bool(_get(port, "/health", timeout=timeout).get("ok"))
+        with urllib.request.urlopen(f"{url}/health", timeout=timeout) as r:
+            return bool(json.loads(r.read()).get("ok"))
     except (OSError, ValueError, AttributeError):
         return False
 

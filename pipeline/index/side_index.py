@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
 from typesense.exceptions import ObjectNotFound
 
 from ..errors import FolioError, LockBusy, StoreError
@@ -46,7 +45,7 @@ from . import generation
 from .lexical import FORMAT, SNIPPET_FIELDS, DamagedIndex, DocInfo, LexicalIndex, LexicalWriter
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS
-from .settings import Node
+from .server import healthy_at
 from .store import Store, quote
 
 log = logging.getLogger("folio.lexical")
@@ -260,16 +259,8 @@ def _one_node(store: Store) -> Store:
     retries at its end and left the index behind."""
     if len(store.nodes) == 1:
         return store
-    node = next((n for n in store.nodes if _answers(n)), store.nodes[0])
+    node = next((n for n in store.nodes if healthy_at(n.url(), timeout=2.0)), store.nodes[0])
     return Store(store.settings, nodes=(node,), api_key=store.api_key)
-
-
-def _answers(node: Node) -> bool:
-    """Whether ``node`` says it is healthy (a node that lags behind the log says not)."""
-    try:
-        return bool(httpx.get(f"{node.url()}/health", timeout=2.0).json().get("ok"))
-    except (httpx.HTTPError, ValueError, AttributeError):
-        return False
 
 
 def _snippets(store: Store, doc_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
