@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 
 from pipeline.index import server
-from pipeline.index.schema import CHUNKS, DOCUMENTS
+from pipeline.index.schema import DOCUMENTS
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
 
-from .test_ingest import FIXTURES, assert_complete_means_stored, expected_docs
+from .test_ingest import FIXTURES, assert_complete_means_stored, assert_stored, expected_docs
 
 ROOT = Path(__file__).parent.parent
 
@@ -73,8 +73,7 @@ def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
         assert rerun.returncode == 0, rerun.stderr[-2000:]
         summary = json.loads(rerun.stdout)
         assert len(summary["ingested"]) + len(summary["unchanged"]) == files
-        stored = {d["id"]: d for d in store.export(CHUNKS)}
-        assert stored == expected_docs(sorted(lib.iterdir()))
+        assert_stored(store, expected_docs(sorted(lib.iterdir())))
         assert store.count(DOCUMENTS, "status:=complete") == files
     finally:
         server.stop(home, timeout=0)  # no graceful stop to wait for: past every assertion
