@@ -262,7 +262,7 @@ class Store:
         lines = [line for line in str(exported).split("\n") if line.strip()]
         for start in range(0, len(lines), BATCH_SIZE):
             self.writable()
-            batch = json_lines("\n".join(lines[start : start + BATCH_SIZE]))
+            batch = [json.loads(line) for line in lines[start : start + BATCH_SIZE]]
             results = self.call(f"import {new}", partial(self._import, new, batch))
             refused = [str(r.get("error")) for r in results if not r.get("success")]
             if refused:
