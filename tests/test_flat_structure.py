@@ -187,3 +187,15 @@ def test_a_verse_line_after_a_section_number_is_not_its_title() -> None:
         for n, v in zip(("1", "2", "3"), [*verses, verses[0]], strict=True)
     )
     assert _titles(f"Song of Myself\n\n{PROSE}\n{body}") == [("1", 1), ("2", 1), ("3", 1)]
+
+
+def test_two_series_of_right_aligned_contents_numbers_are_one_level() -> None:
+    chapters = ["THE VIOLIN", "THE CHIEF", "THE BEAR", "THE EAGLE", "THE LION", "THE SMOKE"]
+    chapters += ["THE NEST", "THE VISIT", "THE MEETING", "THE ROBINSON", "THE WARNING"]
+    notes = ["Vancouver", "The Trail", "Governor Stevens"]
+    romans = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
+    contents = "CONTENTS.\n\n" + "\n\n".join(f"{n:>4}.  {t}" for n, t in zip(romans, chapters))
+    contents += "\n\n\nNOTES.\n\n" + "\n\n".join(f"{n:>3}.  {t}" for n, t in zip(romans, notes))
+    body = "\n\n".join(f"\n\n{t.upper()}.\n\n{PROSE}" for t in [*chapters, "NOTES", *notes])
+    levels = {level for _, level in _found(f"A Story\n\n{PROSE}\n\n{contents}\n\n{body}\n")}
+    assert levels == {1}

@@ -218,15 +218,36 @@ def in_short_run(lines: Sequence[str], i: int) -> bool:
 
 
 def _toc_ranks(toc: list[TocEntry]) -> list[int]:
-    """Each entry's rank: by indentation when the block is indented (unless the titles
-    all start in one column and only right-aligned numbers move the line starts:
-    "   I.", "  II.", " III."), else by the pattern family of its title (entries of no
-    numbered family rank with the shallowest one)."""
-    if len({e.indent for e in toc}) > 1 and len({e.column for e in toc}) > 1:
+    """Each entry's rank: by indentation when the block is indented (unless only
+    right-aligned numbers move the line starts: "   I.", "  II.", " III.", see
+    ``_right_aligned``), else by the pattern family of its title (entries of no numbered
+    family rank with the shallowest one)."""
+    if len({e.indent for e in toc}) > 1 and not _right_aligned(toc):
         return [e.indent for e in toc]
     families = [_family(e.title) for e in toc]
     top = min((f for f in families if f is not None), default=0)
     return [top if f is None else f for f in families]
+
+
+def _right_aligned(toc: list[TocEntry]) -> bool:
+    """Whether the block's indentation is only right-aligned numbers: two numbered
+    entries in a row that start in different columns always start their titles in one
+    ("   I.", "  II.", " III."), each series in its own (a second series of narrower
+    numbers sits further left), and no numbered entry steps in to a title column of its
+    own as a sub-entry does."""
+    aligned = False
+    for a, b in zip(toc, toc[1:]):
+        if not (numbered(a) and numbered(b)) or a.indent == b.indent:
+            continue
+        if a.column != b.column:
+            return False
+        aligned = True
+    return aligned or len({e.column for e in toc}) == 1
+
+
+def numbered(entry: TocEntry) -> bool:
+    """Whether an entry starts with a number (its title starts after it)."""
+    return entry.column > entry.indent
 
 
 def _family(title: str) -> int | None:
