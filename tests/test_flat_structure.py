@@ -199,3 +199,19 @@ def test_two_series_of_right_aligned_contents_numbers_are_one_level() -> None:
     body = "\n\n".join(f"\n\n{t.upper()}.\n\n{PROSE}" for t in [*chapters, "NOTES", *notes])
     levels = {level for _, level in _found(f"A Story\n\n{PROSE}\n\n{contents}\n\n{body}\n")}
     assert levels == {1}
+
+
+def test_a_chapter_the_contents_names_in_other_words_keeps_its_label_line() -> None:
+    printed = ["THE VIOLIN", "THE CHIEF", "THE BEAR AND THE CUB", "THE EAGLE"]
+    body_titles = ["THE VIOLIN", "THE CHIEF", "THE TAME BEAR", "THE EAGLE"]
+    romans = ["I", "II", "III", "IV"]
+    contents = "CONTENTS.\n\n" + "\n\n".join(f"{n}.  {t}" for n, t in zip(romans, printed))
+    body = "".join(
+        f"\n\n\nCHAPTER {n}.\n\n{t}.\n\n\n{PROSE}\n" for n, t in zip(romans, body_titles)
+    )
+    assert _titles(f"A Story\n\n{PROSE}\n\n{contents}\n{body}") == [
+        ("CHAPTER I. THE VIOLIN.", 1),
+        ("CHAPTER II. THE CHIEF.", 1),
+        ("CHAPTER III. THE TAME BEAR.", 1),
+        ("CHAPTER IV. THE EAGLE.", 1),
+    ]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .fences import fenced_lines
-from .labels import bare_numeral, label_only, numeral_sequences, title_after
+from .labels import bare_numeral, label_keyword, label_only, numeral_sequences, title_after
 from .titles import title_case
 from .toc import TocEntry, find_toc, is_prose, running_lines, standalone
 from .underlines import underlined_headings
@@ -111,6 +111,7 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
         found = [
             (e.target, rank, lines[e.target].strip()) for e, rank in zip(toc, ranks, strict=True)
         ]
+        found = sorted(found + _unlisted_labels(lines, start, found))
     else:
         found = _standalone_headings(lines, start)
     joined = join_labels(lines, found)
@@ -135,6 +136,31 @@ def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, s
     chapters = numeral_sequences(numerals)
     found += [(i, 2, lines[i].strip()) for i, _ in numerals if i in chapters]
     return sorted(found)
+
+
+def _unlisted_labels(
+    lines: list[str], start: int, found: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """Label lines ("CHAPTER IV.") of a series the contents block named, whose own entry
+    it missed (reworded in the body), at the rank of the series' named members: a
+    contents entry names a chapter's label line or the title line right after it."""
+    labels = {
+        i: kw
+        for i in range(start, len(lines))
+        if standalone(lines, i) and (kw := label_keyword(lines[i])) is not None
+    }
+    rank: dict[str, int] = {}
+    named: set[int] = set()
+    for i, level, _ in found:
+        p = i if i in labels else _label_before(lines, i)
+        if p is not None and p in labels:
+            named.add(p)
+            rank[labels[p]] = min(level, rank.get(labels[p], level))
+    return [
+        (i, rank[kw], lines[i].strip())
+        for i, kw in labels.items()
+        if kw in rank and i not in named
+    ]
 
 
 def join_labels(lines: list[str], found: list[tuple[int, int, str]]) -> list[HeadingLine]:

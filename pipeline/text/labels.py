@@ -43,6 +43,13 @@ def label_only(line: str) -> bool:
     return LABEL.fullmatch(line.strip()) is not None
 
 
+def label_keyword(line: str) -> str | None:
+    """The keyword of a line holding only a labelled number ("chapter" for "CHAPTER IV."),
+    else None."""
+    m = LABEL.fullmatch(line.strip())
+    return m.group("kw").casefold() if m is not None and m.group("kw") else None
+
+
 def bare_numeral(line: str) -> int | None:
     """The value of a line holding only a numeral ("XIV", "II.", "7"), else None."""
     m = LABEL.fullmatch(line.strip())
