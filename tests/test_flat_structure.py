@@ -215,3 +215,11 @@ def test_a_chapter_the_contents_names_in_other_words_keeps_its_label_line() -> N
         ("CHAPTER III. THE TAME BEAR.", 1),
         ("CHAPTER IV. THE EAGLE.", 1),
     ]
+
+
+def test_a_signature_a_title_page_and_an_end_mark_are_not_headings() -> None:
+    title_page = "THE ANGLER;\n\nBy\n\nISAAK WALTON.\n\n\n"
+    preface = f"\n\n\nPREFACE.\n\n\n{PROSE}\n\nRICHARD LE GALLIENNE.\n\n\n\n"
+    chapters = "".join(f"\n\n\nCHAP. {n}.\n\n\n{PROSE}\n" for n in ("I", "II", "III"))
+    text = f"A Book\n\n{PROSE}\n\n\n{title_page}{preface}{chapters}\n\nFINIS.\n\n\n"
+    assert _found(text) == [("PREFACE.", 1), ("CHAP. I.", 1), ("CHAP. II.", 1), ("CHAP. III.", 1)]

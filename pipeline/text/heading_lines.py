@@ -125,7 +125,12 @@ def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, s
     found: list[tuple[int, int, str]] = []
     numerals: list[tuple[int, int]] = []
     for i in range(start, len(lines)):
-        if standalone(lines, i) and not in_short_run(lines, i) and not is_prose(lines[i]):
+        if (
+            standalone(lines, i)
+            and not in_short_run(lines, i)
+            and not is_prose(lines[i])
+            and heads_text(lines, i)
+        ):
             value = bare_numeral(lines[i])
             if value is not None:
                 numerals.append((i, value))
@@ -161,6 +166,29 @@ def _unlisted_labels(
         for i, kw in labels.items()
         if kw in rank and i not in named
     ]
+
+
+MAX_MARGIN = 3  # blank lines beyond this many are all one wide margin
+
+
+def heads_text(lines: Sequence[str], i: int) -> bool:
+    """Whether standalone line ``i`` is set as a heading of what follows: no wider
+    margin below it than above, and text after it. A signature under a preface ("ISAAK
+    WALTON.", one blank line above, three below), a title page's lines and a closing
+    "FINIS." are set off below, not above."""
+
+    def margin(step: int) -> int | None:
+        j = i + step
+        while 0 <= j < len(lines) and not lines[j].strip():
+            j += step
+        if not 0 <= j < len(lines):
+            return None
+        return min(MAX_MARGIN, abs(j - i) - 1)
+
+    above, below = margin(-1), margin(1)
+    if below is None:
+        return False  # nothing follows: an end mark, not a heading
+    return above is None or above >= below
 
 
 def join_labels(lines: list[str], found: list[tuple[int, int, str]]) -> list[HeadingLine]:
