@@ -223,3 +223,10 @@ def test_a_signature_a_title_page_and_an_end_mark_are_not_headings() -> None:
     chapters = "".join(f"\n\n\nCHAP. {n}.\n\n\n{PROSE}\n" for n in ("I", "II", "III"))
     text = f"A Book\n\n{PROSE}\n\n\n{title_page}{preface}{chapters}\n\nFINIS.\n\n\n"
     assert _found(text) == [("PREFACE.", 1), ("CHAP. I.", 1), ("CHAP. II.", 1), ("CHAP. III.", 1)]
+
+
+def test_the_book_title_over_its_first_chapter_is_no_heading() -> None:
+    header = "Title: How to Listen, 7th ed.\n\n*** START OF THE PROJECT GUTENBERG EBOOK ***\n"
+    chapters = "".join(f"\n\n\n{n}\n\n_Chapter {n}_\n\n\n{PROSE}\n" for n in ("I", "II", "III"))
+    text = f"{header}\n\n\nNOTE\n\n\n{PROSE}\n\n\n\nHow to Listen\n\n\n{chapters}"
+    assert [t for t, _ in _titles(text)] == ["NOTE", "I Chapter I", "II Chapter II", "III Chapter III"]

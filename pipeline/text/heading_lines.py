@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .fences import fenced_lines
 from .labels import bare_numeral, label_keyword, label_only, numeral_sequences, title_after
-from .titles import title_case
+from .titles import same_words, title_case
 from .toc import TocEntry, find_toc, is_prose, running_lines, standalone
 from .underlines import underlined_headings
 
@@ -115,6 +115,8 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
     else:
         found = _standalone_headings(lines, start)
     joined = join_labels(lines, found)
+    if first is not None:
+        joined = _drop_half_title(lines, joined, first[1])
     dense = {level: n + 1 for n, level in enumerate(sorted({h.level for h in joined}))}
     return [HeadingLine(h.line, dense[h.level], h.title, h.title_line) for h in joined]
 
@@ -166,6 +168,23 @@ def _unlisted_labels(
         for i, kw in labels.items()
         if kw in rank and i not in named
     ]
+
+
+_SUBTITLE = re.compile(r"\s*(?:[,:;(]|--|—)")
+
+
+def _drop_half_title(lines: list[str], found: list[HeadingLine], title: str) -> list[HeadingLine]:
+    """The book's title printed again over its first chapter, with no text of its own
+    (a half-title: "How to Listen to Music" from "Title: How to Listen to Music, 7th ed."),
+    is the title, not a heading."""
+    main = _SUBTITLE.split(title, maxsplit=1)[0]
+    out = []
+    for h, nxt in zip(found, [*found[1:], None], strict=True):
+        last = h.line if h.title_line is None else h.title_line
+        bare = nxt is not None and not any(s.strip() for s in lines[last + 1 : nxt.line])
+        if not (bare and same_words(main, h.title)):
+            out.append(h)
+    return out
 
 
 MAX_MARGIN = 3  # blank lines beyond this many are all one wide margin
