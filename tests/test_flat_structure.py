@@ -194,8 +194,12 @@ def test_two_series_of_right_aligned_contents_numbers_are_one_level() -> None:
     chapters += ["THE NEST", "THE VISIT", "THE MEETING", "THE ROBINSON", "THE WARNING"]
     notes = ["Vancouver", "The Trail", "Governor Stevens"]
     romans = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI"]
-    contents = "CONTENTS.\n\n" + "\n\n".join(f"{n:>4}.  {t}" for n, t in zip(romans, chapters))
-    contents += "\n\n\nNOTES.\n\n" + "\n\n".join(f"{n:>3}.  {t}" for n, t in zip(romans, notes))
+    contents = "CONTENTS.\n\n" + "\n\n".join(
+        f"{n:>4}.  {t}" for n, t in zip(romans, chapters, strict=True)
+    )
+    contents += "\n\n\nNOTES.\n\n" + "\n\n".join(
+        f"{n:>3}.  {t}" for n, t in zip(romans[:3], notes, strict=True)
+    )
     body = "\n\n".join(f"\n\n{t.upper()}.\n\n{PROSE}" for t in [*chapters, "NOTES", *notes])
     levels = {level for _, level in _found(f"A Story\n\n{PROSE}\n\n{contents}\n\n{body}\n")}
     assert levels == {1}
@@ -205,9 +209,12 @@ def test_a_chapter_the_contents_names_in_other_words_keeps_its_label_line() -> N
     printed = ["THE VIOLIN", "THE CHIEF", "THE BEAR AND THE CUB", "THE EAGLE"]
     body_titles = ["THE VIOLIN", "THE CHIEF", "THE TAME BEAR", "THE EAGLE"]
     romans = ["I", "II", "III", "IV"]
-    contents = "CONTENTS.\n\n" + "\n\n".join(f"{n}.  {t}" for n, t in zip(romans, printed))
+    contents = "CONTENTS.\n\n" + "\n\n".join(
+        f"{n}.  {t}" for n, t in zip(romans, printed, strict=True)
+    )
     body = "".join(
-        f"\n\n\nCHAPTER {n}.\n\n{t}.\n\n\n{PROSE}\n" for n, t in zip(romans, body_titles)
+        f"\n\n\nCHAPTER {n}.\n\n{t}.\n\n\n{PROSE}\n"
+        for n, t in zip(romans, body_titles, strict=True)
     )
     assert _titles(f"A Story\n\n{PROSE}\n\n{contents}\n{body}") == [
         ("CHAPTER I. THE VIOLIN.", 1),
@@ -229,4 +236,16 @@ def test_the_book_title_over_its_first_chapter_is_no_heading() -> None:
     header = "Title: How to Listen, 7th ed.\n\n*** START OF THE PROJECT GUTENBERG EBOOK ***\n"
     chapters = "".join(f"\n\n\n{n}\n\n_Chapter {n}_\n\n\n{PROSE}\n" for n in ("I", "II", "III"))
     text = f"{header}\n\n\nNOTE\n\n\n{PROSE}\n\n\n\nHow to Listen\n\n\n{chapters}"
-    assert [t for t, _ in _titles(text)] == ["NOTE", "I Chapter I", "II Chapter II", "III Chapter III"]
+    assert [t for t, _ in _titles(text)] == [
+        "NOTE",
+        "I Chapter I",
+        "II Chapter II",
+        "III Chapter III",
+    ]
+
+
+def test_a_quoted_sentence_standing_alone_is_not_a_heading() -> None:
+    quotes = '     II. "Scene by the brook."\n\n     IV. "Thunder-storm."'
+    text = f"A Guide\n\n{PROSE}\n\nChapter 1\n\n{PROSE}\n\n{quotes}\n\n{PROSE}\n\n"
+    text += f"Chapter 2\n\n{PROSE}\n"
+    assert _found(text) == [("Chapter 1", 1), ("Chapter 2", 1)]

@@ -5,6 +5,7 @@ A contents block, when the text has one, names the headings instead."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ _CHAPTER = re.compile(
     rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
 )
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
+_QUOTED_SENTENCE = re.compile(r"[.!?][\"”’']$")
 _PAGE_REFERENCE = re.compile(r",\s*\d{1,4}(?:[-–]\d{1,4})?$")
 _END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", '"', "”", ")")
 MAX_HEADING_CHARS = 90
@@ -56,6 +58,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
     caps = len(letters) >= 3 and all(c.isupper() for c in letters)
     if caps and len(words) <= 8 and text.endswith(".") and not text.endswith(".."):
         return 2, text  # "PREFACE.", "EPOCH THE FIRST.": capitals, a printer's period
+    if _QUOTED_SENTENCE.search(text):
+        return None  # 'IV. "Thunder-storm."': a quotation's sentence, not a title
     if len(words) > MAX_HEADING_WORDS or text.endswith(_END_PUNCT[:6]):
         return None
     if len(letters) < 2:
@@ -164,9 +168,7 @@ def _unlisted_labels(
             named.add(p)
             rank[labels[p]] = min(level, rank.get(labels[p], level))
     return [
-        (i, rank[kw], lines[i].strip())
-        for i, kw in labels.items()
-        if kw in rank and i not in named
+        (i, rank[kw], lines[i].strip()) for i, kw in labels.items() if kw in rank and i not in named
     ]
 
 
@@ -309,7 +311,7 @@ def _right_aligned(toc: list[TocEntry]) -> bool:
     numbers sits further left), and no numbered entry steps in to a title column of its
     own as a sub-entry does."""
     aligned = False
-    for a, b in zip(toc, toc[1:]):
+    for a, b in itertools.pairwise(toc):
         if not (numbered(a) and numbered(b)) or a.indent == b.indent:
             continue
         if a.column != b.column:
