@@ -249,3 +249,14 @@ def test_a_quoted_sentence_standing_alone_is_not_a_heading() -> None:
     text = f"A Guide\n\n{PROSE}\n\nChapter 1\n\n{PROSE}\n\n{quotes}\n\n{PROSE}\n\n"
     text += f"Chapter 2\n\n{PROSE}\n"
     assert _found(text) == [("Chapter 1", 1), ("Chapter 2", 1)]
+
+
+def test_epochs_and_books_the_first_rank_above_their_chapters() -> None:
+    body = ""
+    for division in ("EPOCH THE FIRST.", "EPOCH THE SECOND."):
+        body += f"\n\n\n\n{division}\n\n\n"
+        for n in ("I", "II"):
+            body += f"\n\n\nCHAPTER {n}.\n\n\n{PROSE}\n\n{PROSE}\n"
+    assert [level for _, level in _titles(f"A Romance\n\n{PROSE}\n{body}")] == [1, 2, 2, 1, 2, 2]
+    volumes = body.replace("EPOCH THE", "BOOK THE")
+    assert [level for _, level in _titles(f"A Romance\n\n{PROSE}\n{volumes}")] == [1, 2, 2, 1, 2, 2]

@@ -22,7 +22,12 @@ _NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
 )
-_PART = re.compile(rf"(?i:part|book)\s+(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$")
+_ORDINALS = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+# the divisions above chapters: "Part II", "BOOK THE FIRST", "Volume 2", "EPOCH THE THIRD."
+_PART = re.compile(
+    r"(?i:part|book|volume|epoch)\s+"
+    rf"(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS})|(?i:the\s+(?:{_ORDINALS})))\b[.:]?(?:\s.*)?$"
+)
 _CHAPTER = re.compile(
     rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
 )
