@@ -260,3 +260,7 @@ def test_epochs_and_books_the_first_rank_above_their_chapters() -> None:
     assert [level for _, level in _titles(f"A Romance\n\n{PROSE}\n{body}")] == [1, 2, 2, 1, 2, 2]
     volumes = body.replace("EPOCH THE", "BOOK THE")
     assert [level for _, level in _titles(f"A Romance\n\n{PROSE}\n{volumes}")] == [1, 2, 2, 1, 2, 2]
+
+
+def test_a_titled_text_without_headings_has_none() -> None:
+    assert _titles(f"Title: Notes\n\n{PROSE}\n\n{PROSE}\n") == []

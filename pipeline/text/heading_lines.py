@@ -186,7 +186,7 @@ def _drop_half_title(lines: list[str], found: list[HeadingLine], title: str) -> 
     is the title, not a heading."""
     main = _SUBTITLE.split(title, maxsplit=1)[0]
     out = []
-    for h, nxt in zip(found, [*found[1:], None], strict=True):
+    for h, nxt in zip(found, [*found[1:], None], strict=False):  # the last has no next
         last = h.line if h.title_line is None else h.title_line
         bare = nxt is not None and not any(s.strip() for s in lines[last + 1 : nxt.line])
         if not (bare and same_words(main, h.title)):
