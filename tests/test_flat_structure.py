@@ -264,3 +264,20 @@ def test_epochs_and_books_the_first_rank_above_their_chapters() -> None:
 
 def test_a_titled_text_without_headings_has_none() -> None:
     assert _titles(f"Title: Notes\n\n{PROSE}\n\n{PROSE}\n") == []
+
+
+def test_a_chapter_title_wrapped_onto_two_lines_joins_its_label() -> None:
+    titles = ["THE WIDOW AND HER CHILD, AND HOW THEY CAME\nTO THE OLD MINT.", "THE STORM."]
+    titles.append("HOW THE PRISONER BROKE OUT OF THE\nCONDEMNED HOLD.")
+    body = "".join(
+        f"\n\n\nCHAPTER {n}.\n\n{t}\n\n\n{PROSE}\n"
+        for n, t in zip(("I", "II", "III"), titles, strict=True)
+    )
+    text = f"A Romance\n\n{PROSE}\n{body}"
+    assert [t for t, _ in _titles(text)] == [
+        "CHAPTER I. THE WIDOW AND HER CHILD, AND HOW THEY CAME TO THE OLD MINT.",
+        "CHAPTER II. THE STORM.",
+        "CHAPTER III. HOW THE PRISONER BROKE OUT OF THE CONDEMNED HOLD.",
+    ]
+    doc = flat_text_document(text, "romance.txt")
+    assert doc.text.count("CONDEMNED HOLD.") == 1  # both title lines went into the heading

@@ -58,7 +58,8 @@ def flat_text_document(text: str, source: str) -> Document:
     for h in found:
         lines[h.line] = "#" * h.level + " " + h.title
         if h.title_line is not None:  # "CHAPTER I." + "The Old Mint.": one heading line
-            lines[h.title_line] = ""
+            for k in range(h.title_line, (h.title_end or h.title_line) + 1):
+                lines[k] = ""
     starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
     outline = tuple(OutlineEntry(h.level, h.title, None, starts[h.line]) for h in found)
     return Document("\n".join(lines), source, "text", "text", title, "heuristic", outline=outline)

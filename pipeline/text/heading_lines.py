@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .fences import fenced_lines
 from .labels import bare_numeral, label_keyword, label_only, numeral_sequences, title_after
@@ -82,6 +82,7 @@ class HeadingLine:
     level: int
     title: str
     title_line: int | None = None  # a line joined to the heading: a label's title, an underline
+    title_end: int | None = None  # the last line joined, when a title wraps onto a second
 
 
 def find_headings(lines: list[str]) -> list[tuple[int, int, str]]:
@@ -127,7 +128,7 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
     if first is not None:
         joined = _drop_half_title(lines, joined, first[1])
     dense = {level: n + 1 for n, level in enumerate(sorted({h.level for h in joined}))}
-    return [HeadingLine(h.line, dense[h.level], h.title, h.title_line) for h in joined]
+    return [replace(h, level=dense[h.level]) for h in joined]
 
 
 def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, str]]:
@@ -187,7 +188,7 @@ def _drop_half_title(lines: list[str], found: list[HeadingLine], title: str) -> 
     main = _SUBTITLE.split(title, maxsplit=1)[0]
     out = []
     for h, nxt in zip(found, [*found[1:], None], strict=False):  # the last has no next
-        last = h.line if h.title_line is None else h.title_line
+        last = max(h.line, h.title_line or 0, h.title_end or 0)
         bare = nxt is not None and not any(s.strip() for s in lines[last + 1 : nxt.line])
         if not (bare and same_words(main, h.title)):
             out.append(h)
@@ -230,14 +231,14 @@ def join_labels(lines: list[str], found: list[tuple[int, int, str]]) -> list[Hea
         if label_only(lines[i]):
             hit = title_after(lines, i)
             if hit is not None:
-                consumed.add(hit.title_line)
+                consumed.update(range(hit.title_line, hit.title_end + 1))
                 level = min(level, at.get(hit.title_line, (level, ""))[0])
-                out.append(HeadingLine(i, level, hit.title, hit.title_line))
+                out.append(HeadingLine(i, level, hit.title, hit.title_line, hit.title_end))
                 continue
         p = _label_before(lines, i)
         hit = title_after(lines, p) if p is not None and p not in at else None
         if p is not None and hit is not None and hit.title_line == i:
-            out.append(HeadingLine(p, level, hit.title, i))
+            out.append(HeadingLine(p, level, hit.title, i, hit.title_end))
             continue
         out.append(HeadingLine(i, level, title))
     return out

@@ -87,32 +87,38 @@ def _to_roman(n: int) -> str:
 class Joined:
     title: str  # the label and the title, one heading
     title_line: int  # the line the title came from, now part of the heading
+    title_end: int  # its last line: a long title can wrap onto a second
 
 
 def title_after(lines: Sequence[str], i: int) -> Joined | None:
-    """The heading joining label line ``i`` with the short title line after it (at most
-    ``MAX_BLANKS`` blank lines between; the title standing alone, not indented as verse or
-    code, not a label itself, and set off by two blank lines or set as a title: capitals,
-    Title Case or italics), or None."""
+    """The heading joining label line ``i`` with the short title after it (at most
+    ``MAX_BLANKS`` blank lines between; the title standing alone, on one line or wrapped
+    onto a second, not indented as verse or code, not a label itself, and set off by two
+    blank lines or set as a title: capitals, Title Case or italics), or None."""
     j = i + 1
     while j < len(lines) and j - i <= MAX_BLANKS and not lines[j].strip():
         j += 1
     if j >= len(lines) or j == i + 1 or not lines[j].strip():
         return None
-    line = lines[j]
-    text = line.strip()
-    if j + 1 < len(lines) and lines[j + 1].strip():
-        return None  # a paragraph, not a title line
-    if line.startswith("  ") or label_only(text) or len(text) > MAX_TITLE_CHARS:
+    end = j + 1 if j + 1 < len(lines) and lines[j + 1].strip() else j
+    if end + 1 < len(lines) and lines[end + 1].strip():
+        return None  # a paragraph, not a title
+    rows = lines[j : end + 1]
+    if any(row.startswith("  ") or len(row.strip()) > MAX_TITLE_CHARS for row in rows):
+        return None
+    text = " ".join(row.strip() for row in rows)
+    if label_only(text):
         return None
     bare = text.strip("_*")
-    if len(bare.split()) > MAX_TITLE_WORDS or not bare[:1].isupper():
+    if len(bare.split()) > MAX_TITLE_WORDS * len(rows) or not bare[:1].isupper():
         return None
     if bare.endswith(".") and not bare.isupper() and len(bare.split()) < MIN_PERIOD_WORDS:
         return None  # "More.", "Some words.": a short sentence, not a title
-    if not (_set_off(lines, j) or bare != text or bare.isupper() or title_case(bare)):
+    if end > j and not (bare.isupper() or _set_off(lines, end)):
+        return None  # two lines of verse or text under a number, not a wrapped title
+    if not (_set_off(lines, end) or bare != text or bare.isupper() or title_case(bare)):
         return None  # a sentence-case line with no more room after it than a paragraph's
-    return Joined(f"{lines[i].strip()} {bare}", j)
+    return Joined(f"{lines[i].strip()} {bare}", j, end)
 
 
 def _set_off(lines: Sequence[str], j: int) -> bool:
