@@ -281,3 +281,31 @@ def test_a_chapter_title_wrapped_onto_two_lines_joins_its_label() -> None:
     ]
     doc = flat_text_document(text, "romance.txt")
     assert doc.text.count("CONDEMNED HOLD.") == 1  # both title lines went into the heading
+
+
+SECTIONS = ["1 Introduction", "1.1 Purpose of This Document", "2 Basics of Composition"]
+SECTIONS += ["2.1 Characters Used", "3 Line Composition", "3.1 Rules for Punctuation Marks"]
+
+
+def test_a_second_contents_block_is_not_the_body() -> None:
+    printed = "\n".join(("    " if "." in s else "") + s for s in SECTIONS)
+    own = "Table of Contents\n\n" + "\n\n".join(SECTIONS)
+    body = "".join(f"\n\n{s}\n\n{PROSE}\n" for s in SECTIONS)
+    text = f"A Specification\n\nContents\n\n{printed}\n\n{PROSE}\n\n{own}\n{body}"
+    lines = text.split("\n")
+    body_start = len(f"A Specification\n\nContents\n\n{printed}\n\n{PROSE}\n\n{own}\n".split("\n"))
+    found = find_headings(lines)
+    assert [lines[i] for i, _, _ in found] == SECTIONS
+    assert all(i >= body_start for i, _, _ in found)
+
+
+def test_a_long_numbered_contents_entry_keeps_the_block_whole() -> None:
+    sections = [
+        *SECTIONS[:3],
+        "2.1 Positioning of Consecutive Opening Brackets, Closing "
+        "Brackets, Commas, Full Stops and Middle Dots",
+        *SECTIONS[4:],
+    ]
+    printed = "\n".join(("    " if "." in s else "") + s for s in sections)
+    body = "".join(f"\n\n{s}\n\n{PROSE}\n" for s in sections)
+    assert [t for t, _ in _found(f"A Specification\n\nContents\n\n{printed}\n{body}")] == sections

@@ -18,6 +18,7 @@ from .furniture import is_page_number
 from .titles import norm_title
 
 MAX_ENTRY_CHARS = 100
+MAX_LABELLED_CHARS = 160  # a numbered entry's title may run long
 MIN_ENTRIES = 3
 MIN_SHARE = 0.5  # of the block's lines whose titles come back in the body
 MAX_GAP = 2  # blank lines allowed between two entries of one block
@@ -77,6 +78,14 @@ def is_prose(line: str) -> bool:
     )
 
 
+def entry_length(line: str) -> bool:
+    """Whether a line is short enough for a contents entry; a numbered one may be longer
+    ("3.1.4 Positioning of Consecutive Opening Brackets, Closing Brackets, Commas, …")."""
+    text = line.strip()
+    limit = MAX_LABELLED_CHARS if _LABELLED.match(text) else MAX_ENTRY_CHARS
+    return len(text) <= limit
+
+
 def entry_title(line: str) -> str:
     """An entry's title without dot leaders or a trailing page number."""
     return _LEADER.sub("", line).strip()
@@ -97,18 +106,32 @@ def find_toc(
     found in the body), each with the body line it names; [] when there is none.
     ``furniture`` lines (running heads and feet) are passed over, so a block can run
     across a page break."""
+    blocks = _blocks(lines, start, furniture, frozenset())
+    # A second contents block (an export's printed contents, then the edition's own as
+    # lines standing alone) holds no headings: its lines are no entry's body line.
+    listed = frozenset(e.line for block in blocks for e in block)
+    if listed:
+        blocks = _blocks(lines, start, furniture, listed)
+    return max(blocks, key=len, default=[])
+
+
+def _blocks(
+    lines: Sequence[str], start: int, furniture: frozenset[int], listed: frozenset[int]
+) -> list[list[TocEntry]]:
+    """Every contents block at or after line ``start``, its entries naming standalone
+    lines that are not ``listed`` (lines of a contents block)."""
     where: dict[str, list[int]] = {}
     for i in range(start, len(lines)):
-        if standalone(lines, i) and len(lines[i]) <= MAX_ENTRY_CHARS:
+        if standalone(lines, i) and entry_length(lines[i]) and i not in listed:
             where.setdefault(norm_title(lines[i]), []).append(i)
-    best: list[TocEntry] = []
+    blocks = []
     i = start
     while i < len(lines):
         block, end = _block(lines, i, where, furniture)
-        if len(block) > len(best):
-            best = block
+        if block:
+            blocks.append(block)
         i = max(end, i + 1)
-    return best
+    return blocks
 
 
 def _block(
@@ -137,7 +160,7 @@ def _block(
                 break
             continue
         blanks = 0
-        if len(text) > MAX_ENTRY_CHARS or is_prose(text):
+        if not entry_length(text) or is_prose(text):
             break
         key = norm_title(entry_title(text))
         if key in keys and standalone(lines, j):
