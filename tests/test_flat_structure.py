@@ -309,3 +309,13 @@ def test_a_long_numbered_contents_entry_keeps_the_block_whole() -> None:
     printed = "\n".join(("    " if "." in s else "") + s for s in sections)
     body = "".join(f"\n\n{s}\n\n{PROSE}\n" for s in sections)
     assert [t for t, _ in _found(f"A Specification\n\nContents\n\n{printed}\n{body}")] == sections
+
+
+def test_a_dedication_set_like_headings_heads_nothing() -> None:
+    stars = "       *       *       *       *       *"
+    dedication = (
+        f"{stars}\n\nTO\n\nW.J. HENDERSON\n\nWHO HAS HELPED ME TO RESPECT CRITICISM\n\n{stars}"
+    )
+    chapters = "".join(f"\n\n\nCHAPTER {n}\n\n\n{PROSE}\n" for n in ("I", "II"))
+    text = f"A Guide\n\n{PROSE}\n\n{dedication}\n\n\n\nNOTE\n\n\n{PROSE}\n{chapters}"
+    assert [t for t, _ in _found(text)] == ["NOTE", "CHAPTER I", "CHAPTER II"]

@@ -152,7 +152,24 @@ def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, s
                 found.append((i, hit[0], hit[1]))
     chapters = numeral_sequences(numerals)
     found += [(i, 2, lines[i].strip()) for i, _ in numerals if i in chapters]
-    return sorted(found)
+    return _drop_empty(lines, sorted(found))
+
+
+_SEPARATOR = re.compile(r"[\W_]+")
+
+
+def _drop_empty(lines: list[str], found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Headings that head no text: one followed by a separator line ("*   *   *"), or by a
+    heading of its own rank that heads none either; a dedication's lines ("TO", "W.J.
+    HENDERSON", "WHO HAS HELPED ME…", then stars) are set like headings but head nothing."""
+    at = {i: level for i, level, _ in found}
+    empty: set[int] = set()
+    for i, level, _ in reversed(found):
+        j = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        rule = j is None or _SEPARATOR.fullmatch(lines[j].strip()) is not None
+        if rule or (j in empty and at[j] == level):
+            empty.add(i)
+    return [h for h in found if h[0] not in empty]
 
 
 def _unlisted_labels(
