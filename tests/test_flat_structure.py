@@ -319,3 +319,13 @@ def test_a_dedication_set_like_headings_heads_nothing() -> None:
     chapters = "".join(f"\n\n\nCHAPTER {n}\n\n\n{PROSE}\n" for n in ("I", "II"))
     text = f"A Guide\n\n{PROSE}\n\n{dedication}\n\n\n\nNOTE\n\n\n{PROSE}\n{chapters}"
     assert [t for t, _ in _found(text)] == ["NOTE", "CHAPTER I", "CHAPTER II"]
+
+
+def test_a_half_title_the_contents_names_stays_a_heading() -> None:
+    entries = ["Preface", "Leaves of Grass", "    Inscriptions", "    Starting", "Endnotes"]
+    contents = "Contents\n\n" + "\n".join(entries)
+    body = "".join(f"\n\n{e.strip()}\n\n{PROSE}\n" for e in entries[:1])
+    body += "\n\nLeaves of Grass\n\nInscriptions\n\n" + f"{PROSE}\n\nStarting\n\n{PROSE}\n"
+    body += f"\n\nEndnotes\n\n{PROSE}\n"
+    text = f"Title: Leaves of Grass\n\n{contents}\n{body}"
+    assert [t for t, _ in _titles(text)] == [e.strip() for e in entries]

@@ -125,7 +125,7 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
     else:
         found = _standalone_headings(lines, start)
     joined = join_labels(lines, found)
-    if first is not None:
+    if first is not None and not toc:  # a contents entry names a half-title as a heading
         joined = _drop_half_title(lines, joined, first[1])
     dense = {level: n + 1 for n, level in enumerate(sorted({h.level for h in joined}))}
     return [replace(h, level=dense[h.level]) for h in joined]
