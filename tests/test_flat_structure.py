@@ -329,3 +329,16 @@ def test_a_half_title_the_contents_names_stays_a_heading() -> None:
     body += f"\n\nEndnotes\n\n{PROSE}\n"
     text = f"Title: Leaves of Grass\n\n{contents}\n{body}"
     assert [t for t, _ in _titles(text)] == [e.strip() for e in entries]
+
+
+def test_headings_close_together_that_come_back_later_stay_headings() -> None:
+    part = "1. Overview\n\n1.1. Purpose and Scope\n\nThis section is informative\n\n"
+    entries = ["1. Overview", "1.1. Purpose and Scope", "2. Packages", "3. Navigation"]
+    entries += ["4. Rendering", "5. Fonts"]
+    contents = "Contents\n\n" + "\n".join(entries)
+    body = part + "".join(f"{PROSE}\n\n{e}\n\n" for e in entries[2:]) + f"{PROSE}\n\n"
+    text = f"A Specification\n\n{contents}\n\n{body}Appendix: Another Part\n\n{part}{PROSE}\n"
+    lines = text.split("\n")
+    found = [i for i, _, _ in find_headings(lines)]
+    assert [lines[i] for i in found] == entries
+    assert found[0] < found[2]  # the first "1. Overview", not the appendix's

@@ -23,6 +23,7 @@ MIN_ENTRIES = 3
 MIN_SHARE = 0.5  # of the block's lines whose titles come back in the body
 MAX_GAP = 2  # blank lines allowed between two entries of one block
 MAX_MISSES = 5
+MIN_SECOND = 0.8  # of the longest block's entries, in a second contents block
 _NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+(?=\S)", re.IGNORECASE)
 _SENTENCE_END = (".", ",", ";", ":", "!")
 MAX_ENTRY_WORDS = 14
@@ -107,10 +108,13 @@ def find_toc(
     ``furniture`` lines (running heads and feet) are passed over, so a block can run
     across a page break."""
     blocks = _blocks(lines, start, furniture, frozenset())
-    # A second contents block (an export's printed contents, then the edition's own as
-    # lines standing alone) holds no headings: its lines are no entry's body line.
-    listed = frozenset(e.line for block in blocks for e in block)
-    if listed:
+    # A second contents block about as long as the first (an export's printed contents,
+    # then the edition's own as lines standing alone) holds no headings: its lines are no
+    # entry's body line. Shorter blocks are left alone: headings set close together, that
+    # come back later in the text, can look like one.
+    most = max((len(b) for b in blocks), default=0)
+    listed = frozenset(e.line for b in blocks if len(b) >= MIN_SECOND * most for e in b)
+    if len(listed) > most:
         blocks = _blocks(lines, start, furniture, listed)
     return max(blocks, key=len, default=[])
 
