@@ -342,3 +342,40 @@ def test_headings_close_together_that_come_back_later_stay_headings() -> None:
     found = [i for i, _, _ in find_headings(lines)]
     assert [lines[i] for i in found] == entries
     assert found[0] < found[2]  # the first "1. Overview", not the appendix's
+
+
+def test_a_title_in_quotation_marks_joins_its_label() -> None:
+    titles = ["HER BIRTHDAY", '"THE RESCUE OF THE PRINCESS"', "IN CAMP", '"TAPS"']
+    romans = ["I", "II", "III", "IV"]
+    body = "".join(
+        f"\n\n\n\nCHAPTER {n}.\n\n{t}\n\n\n{PROSE}\n" for n, t in zip(romans, titles, strict=True)
+    )
+    assert [t for t, _ in _titles(f"A Story\n\n{PROSE}\n{body}")] == [
+        "CHAPTER I. HER BIRTHDAY",
+        'CHAPTER II. "THE RESCUE OF THE PRINCESS"',
+        "CHAPTER III. IN CAMP",
+        'CHAPTER IV. "TAPS"',
+    ]
+
+
+def test_a_numeral_the_contents_missed_fills_its_gap_in_the_series() -> None:
+    titles = ["THE ORIGIN OF MUSIC", "THE MUSIC OF GREECE", "THE SYSTEMS OF HUCBALD AND GUIDO"]
+    titles += ["OPERA", "SUGGESTION IN MUSIC"]
+    romans = ["I", "II", "III", "IV", "V"]
+    contents = "CONTENTS\n\n" + "\n".join(
+        f"{n:>4}. {t}" + ("\n         D'AREZZO--THE BEGINNING" if n == "III" else "")
+        for n, t in zip(romans, titles, strict=True)
+    )
+    body = "".join(
+        f"\n\n\n\n{n}\n\n{t}"
+        + (" D'AREZZO--THE\nBEGINNING" if n == "III" else "")
+        + f"\n\n\n{PROSE}\n\n    V.\n\n    A stanza of a poem, numbered.\n\n{PROSE}\n"
+        for n, t in zip(romans, titles, strict=True)
+    )
+    assert [t for t, _ in _titles(f"Essays\n\n{PROSE}\n\n{contents}\n{body}")] == [
+        "I THE ORIGIN OF MUSIC",
+        "II THE MUSIC OF GREECE",
+        "III THE SYSTEMS OF HUCBALD AND GUIDO D'AREZZO--THE BEGINNING",
+        "IV OPERA",
+        "V SUGGESTION IN MUSIC",
+    ]

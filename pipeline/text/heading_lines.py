@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -121,7 +122,9 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
         found = [
             (e.target, rank, lines[e.target].strip()) for e, rank in zip(toc, ranks, strict=True)
         ]
-        found = sorted(found + _unlisted_labels(lines, start, found))
+        found = sorted(
+            found + _unlisted_labels(lines, start, found) + _unlisted_numerals(lines, start, found)
+        )
     else:
         found = _standalone_headings(lines, start)
     joined = join_labels(lines, found)
@@ -193,6 +196,34 @@ def _unlisted_labels(
     return [
         (i, rank[kw], lines[i].strip()) for i, kw in labels.items() if kw in rank and i not in named
     ]
+
+
+def _unlisted_numerals(
+    lines: list[str], start: int, found: list[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """A bare numeral line ("IX") that fills a gap in a series the contents block named
+    (VIII named before, X after, no heading between them, no other IX there): a chapter
+    whose entry it missed (an entry wrapped onto two lines), at the named numerals' rank."""
+    numerals = {
+        i: v
+        for i in range(start, len(lines))
+        if standalone(lines, i) and (v := bare_numeral(lines[i])) is not None
+    }
+    named: list[tuple[int, int]] = []  # (line, value)
+    levels = []
+    for i, level, _ in found:
+        p = i if i in numerals else _label_before(lines, i)
+        if p is not None and p in numerals:
+            named.append((p, numerals[p]))
+            levels.append(level)
+    headings = sorted(i for i, _, _ in found)
+    out = []
+    for (a, va), (b, vb) in itertools.pairwise(sorted(named)):
+        gap = [i for i, v in numerals.items() if a < i < b and v == va + 1]
+        between = bisect_left(headings, b) - bisect_right(headings, a)
+        if vb == va + 2 and len(gap) == 1 and between <= 1:  # only b's own title line
+            out.append((gap[0], min(levels), lines[gap[0]].strip()))
+    return out
 
 
 _SUBTITLE = re.compile(r"\s*(?:[,:;(]|--|—)")

@@ -29,6 +29,7 @@ LABEL = re.compile(
     rf"(?P<num>\d{{1,3}}|{_ROMAN}|(?i:the\s+(?:{_ORDINALS}))|(?i:{_NUMBER_WORDS}))\.?$"
 )
 MAX_TITLE_CHARS = 80
+_OPENING = "\"“‘'(["  # a title may open with a quotation mark: "THE RESCUE OF THE PRINCESS"
 MAX_TITLE_WORDS = 12
 MAX_BLANKS = 3  # blank lines allowed between a label and its title
 # A title in mixed case that ends with a period has at least this many words ("The Widow
@@ -110,7 +111,7 @@ def title_after(lines: Sequence[str], i: int) -> Joined | None:
     if label_only(text):
         return None
     bare = text.strip("_*")
-    if len(bare.split()) > MAX_TITLE_WORDS * len(rows) or not bare[:1].isupper():
+    if len(bare.split()) > MAX_TITLE_WORDS * len(rows) or not bare.lstrip(_OPENING)[:1].isupper():
         return None
     if bare.endswith(".") and not bare.isupper() and len(bare.split()) < MIN_PERIOD_WORDS:
         return None  # "More.", "Some words.": a short sentence, not a title
