@@ -379,3 +379,21 @@ def test_a_numeral_the_contents_missed_fills_its_gap_in_the_series() -> None:
         "IV OPERA",
         "V SUGGESTION IN MUSIC",
     ]
+
+
+def test_chapters_listed_under_parts_rank_below_them() -> None:
+    chapters = [("I", "FESTIVAL CUSTOMS"), ("II", "LOCAL CUSTOMS"), ("III", "HOLY WELLS")]
+    chapters += [("IV", "FAIRIES"), ("V", "DEMONS AND GOBLINS")]
+    parts = {"I": "PART I.", "III": "PART II."}
+    contents = "CONTENTS.\n\n" + "".join(
+        (f"\n                PART {parts[n][5:]}\n\n" if n in parts else "") + f"{n:>8}. {t}\n\n"
+        for n, t in chapters
+    )
+    body = "".join(
+        (f"\n\n\n\n{parts[n].replace('PART', 'Part')}\n\n\n" if n in parts else "")
+        + f"\n\n\n\nCHAPTER {n}.\n\n{t.title()}.\n\n\n{PROSE}\n"
+        for n, t in chapters
+    )
+    found = _titles(f"Folk-Lore\n\n{PROSE}\n\n{contents}\n{body}")
+    assert [level for _, level in found] == [1, 2, 2, 1, 2, 2, 2]
+    assert found[0][0] == "Part I."  # the contents' own "PART I." line is no heading

@@ -123,7 +123,9 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
             (e.target, rank, lines[e.target].strip()) for e, rank in zip(toc, ranks, strict=True)
         ]
         found = sorted(
-            found + _unlisted_labels(lines, start, found) + _unlisted_numerals(lines, start, found)
+            found
+            + _unlisted_labels(lines, toc[-1].line + 1, found)
+            + _unlisted_numerals(lines, toc[-1].line + 1, found)
         )
     else:
         found = _standalone_headings(lines, start)
@@ -350,10 +352,14 @@ def _toc_ranks(toc: list[TocEntry]) -> list[int]:
     """Each entry's rank: by indentation when the block is indented (unless only
     right-aligned numbers move the line starts: "   I.", "  II.", " III.", see
     ``_right_aligned``), else by the pattern family of its title (entries of no numbered
-    family rank with the shallowest one)."""
+    family rank with the shallowest one, numbered ones under parts as chapters)."""
     if len({e.indent for e in toc}) > 1 and not _right_aligned(toc):
         return [e.indent for e in toc]
     families = [_family(e.title) for e in toc]
+    if 1 in families:  # numbered entries under parts ("PART II." then "III. FAIRIES") are chapters
+        families = [
+            2 if f is None and numbered(e) else f for e, f in zip(toc, families, strict=True)
+        ]
     top = min((f for f in families if f is not None), default=0)
     return [top if f is None else f for f in families]
 
