@@ -397,3 +397,4 @@ def test_chapters_listed_under_parts_rank_below_them() -> None:
     found = _titles(f"Folk-Lore\n\n{PROSE}\n\n{contents}\n{body}")
     assert [level for _, level in found] == [1, 2, 2, 1, 2, 2, 2]
     assert found[0][0] == "Part I."  # the contents' own "PART I." line is no heading
+    assert found[1][0] == "CHAPTER I. Festival Customs."  # a short title the contents names

@@ -129,7 +129,7 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
         )
     else:
         found = _standalone_headings(lines, start)
-    joined = join_labels(lines, found)
+    joined = join_labels(lines, found, named=frozenset(e.target for e in toc))
     if first is not None and not toc:  # a contents entry names a half-title as a heading
         joined = _drop_half_title(lines, joined, first[1])
     dense = {level: n + 1 for n, level in enumerate(sorted({h.level for h in joined}))}
@@ -268,7 +268,9 @@ def heads_text(lines: Sequence[str], i: int) -> bool:
     return above is None or above >= below
 
 
-def join_labels(lines: list[str], found: list[tuple[int, int, str]]) -> list[HeadingLine]:
+def join_labels(
+    lines: list[str], found: list[tuple[int, int, str]], named: frozenset[int] = frozenset()
+) -> list[HeadingLine]:
     """Headings whose line is only a numbering label ("CHAPTER I.", "II") take the short
     title line after them ("CHAPTER I. The Old Mint."); a heading right after an unnamed
     label line moves up to it the same way (a contents block named the title only)."""
@@ -286,7 +288,7 @@ def join_labels(lines: list[str], found: list[tuple[int, int, str]]) -> list[Hea
                 out.append(HeadingLine(i, level, hit.title, hit.title_line, hit.title_end))
                 continue
         p = _label_before(lines, i)
-        hit = title_after(lines, p) if p is not None and p not in at else None
+        hit = title_after(lines, p, named=i in named) if p is not None and p not in at else None
         if p is not None and hit is not None and hit.title_line == i:
             out.append(HeadingLine(p, level, hit.title, i, hit.title_end))
             continue

@@ -91,11 +91,12 @@ class Joined:
     title_end: int  # its last line: a long title can wrap onto a second
 
 
-def title_after(lines: Sequence[str], i: int) -> Joined | None:
+def title_after(lines: Sequence[str], i: int, *, named: bool = False) -> Joined | None:
     """The heading joining label line ``i`` with the short title after it (at most
     ``MAX_BLANKS`` blank lines between; the title standing alone, on one line or wrapped
     onto a second, not indented as verse or code, not a label itself, and set off by two
-    blank lines or set as a title: capitals, Title Case or italics), or None."""
+    blank lines or set as a title: capitals, Title Case or italics; any short line when
+    ``named``, a contents entry naming it), or None."""
     j = i + 1
     while j < len(lines) and j - i <= MAX_BLANKS and not lines[j].strip():
         j += 1
@@ -113,6 +114,8 @@ def title_after(lines: Sequence[str], i: int) -> Joined | None:
     bare = text.strip("_*")
     if len(bare.split()) > MAX_TITLE_WORDS * len(rows) or not bare.lstrip(_OPENING)[:1].isupper():
         return None
+    if named:
+        return Joined(f"{lines[i].strip()} {bare}", j, end)
     if bare.endswith(".") and not bare.isupper() and len(bare.split()) < MIN_PERIOD_WORDS:
         return None  # "More.", "Some words.": a short sentence, not a title
     if end > j and not (bare.isupper() or _set_off(lines, end)):
