@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.retrieve.arrange import arrange, by_document, spans_periods
-from pipeline.retrieve.rank import Ranked
+from pipeline.index.lexical import DocInfo
+from pipeline.retrieve.arrange import arrange, by_document, covered, series, spans_periods
+from pipeline.retrieve.rank import Ranked, named
 
 
 def ranked(*docs: str) -> list[Ranked]:
@@ -16,6 +17,43 @@ def test_by_document_takes_each_documents_best_first() -> None:
     got = by_document(ranked("a", "a", "a", "b", "a", "c", "b"), depth=6)
     assert [r.id for r in got] == ["a0", "b3", "c5", "a1", "a2", "a4", "b6"]
     assert [r.id for r in by_document(ranked("a", "a"))] == ["a0", "a1"]
+
+
+def test_by_document_spreads_only_the_documents_among() -> None:
+    got = by_document(ranked("a", "x", "a", "b", "x", "b"), depth=6, among={"a", "b"})
+    assert [r.id for r in got] == ["a0", "b3", "a2", "b5", "x1", "x4"]
+
+
+def test_a_question_about_several_periods_covers_each_named_document() -> None:
+    r = ranked("a", "a", "x", "b", "a", "b")
+    question = "How has Acme's revenue changed over the reported quarters?"
+    assert [x.id for x in arrange(r, question, {"a", "b"})] == ["a0", "b3", "a1", "b5", "a4", "x2"]
+
+
+@pytest.mark.parametrize("names", [(), ("a",)])
+def test_periods_of_what_no_document_or_one_names_keep_the_ranking(names: tuple[str, ...]) -> None:
+    # "the first three years mentioned in the address" is about one document: spreading
+    # it over the other documents of the top 20 pushed the address's next snippet out.
+    r = ranked("a", "x", "y", "a", "z")
+    question = "How many new jobs were created in the first three years of the address?"
+    assert spans_periods(question)
+    assert arrange(r, question, names) == r
+
+
+def doc(doc_id: str, title: str, path: str) -> DocInfo:
+    return DocInfo(doc_id, title, path, "pdf", 10, "")
+
+
+def test_named_documents_are_those_named_at_least_half_as_strongly_as_the_most() -> None:
+    docs = [
+        doc("apple1", "Form 10-Q quarter ended July 1, 2023", "2023 Q3 AAPL.pdf"),
+        doc("apple2", "Form 10-Q quarter ended April 1, 2023", "2023 Q2 AAPL.pdf"),
+        doc("intel", "10-Q Intel Corporation", "2023 Q3 INTC.pdf"),
+        doc("amzn", "Form 10-Q quarter ended June 30, 2023", "2023 Q2 AMZN.pdf"),
+        doc("book", "A History of the Apple Orchard", "orchard.epub"),
+    ]
+    assert named(docs, "How has AAPL's revenue changed over the quarters?") == {"apple1", "apple2"}
+    assert named(docs, "What trends show in revenue over the reported periods?") == frozenset()
 
 
 @pytest.mark.parametrize(
@@ -43,3 +81,31 @@ def test_questions_about_one_period_keep_the_ranking(question: str) -> None:
     r = ranked("a", "a", "b")
     assert not spans_periods(question)
     assert arrange(r, question) == r
+
+
+REPORTS = [
+    doc("q1", "Acme quarterly report Q1", "acme-q1.md"),
+    doc("q2", "Acme quarterly report Q2", "acme-q2.md"),
+    doc("q3", "Acme quarterly report Q3", "acme-q3.md"),
+    doc("hockey", "2010 hockey season", "hockey.md"),
+    doc("speech", "State of the Union address", "state_of_the_union.md"),
+]
+
+
+def test_a_series_is_the_documents_titled_alike_numbers_aside() -> None:
+    assert series(REPORTS, "q2") == {"q1", "q2", "q3"}
+    assert series(REPORTS, "speech") == {"speech"}
+
+
+def test_periods_cover_what_the_question_names_else_the_best_documents_series() -> None:
+    # Names none: the series of the best-ranked document.
+    assert covered(REPORTS, "How have net sales changed over the quarters?", "q1") == {
+        "q1",
+        "q2",
+        "q3",
+    }
+    assert covered(REPORTS, "How many jobs were created in the first three years?", "speech") == {
+        "speech"
+    }
+    # Names some: those, whatever ranked first.
+    assert covered(REPORTS, "How did hockey seasons change over the years?", "q1") == {"hockey"}

@@ -1,4 +1,4 @@
-"""The ranking's fusion and the packer's table rule, as pure functions (no server)."""
+"""The ranking's fusion and the packer's rules, as pure functions (no server)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.chunk.concepts import prefix_lead, retrieval_prefix
-from pipeline.retrieve.context import table_span
+from pipeline.chunk.tokens import Estimator
+from pipeline.index.words import query_words
+from pipeline.retrieve.context import MIN_PIECE, Packer, sentences, table_span
 from pipeline.retrieve.hits import StoredChunk
 from pipeline.retrieve.rank import CLEAR, FLAT, Fusion, Ranked, fuse, fusion_for, lead_terms
 
@@ -130,3 +132,57 @@ def test_fuse_weighs_the_lists_and_keeps_both_signals() -> None:
     assert (b.lexical_rank, b.dense_rank) == (2, 1)
     assert b.score == 1 / 12 + 0.5 / 11
     assert [r.id for r in fuse(lex, den, Fusion(k=10, dense_weight=0.0))][:2] == ["a", "b"]
+
+
+FIRST = " ".join(f"Sentence {n} of the first part is about rivers and banks." for n in range(40))
+SECOND = " ".join(
+    f"The zebra crossing holds {n} stripes." if n == 17 else f"Line {n} talks of other things."
+    for n in range(40)
+)
+
+
+def two_snippets() -> tuple[StoredChunk, StoredChunk, StoredChunk]:
+    body = FIRST + "\n\n" + SECOND
+    sec = section(body, start=0)
+    cut = len(FIRST) + 2
+
+    def part(i: str, a: int, b: int) -> StoredChunk:
+        return StoredChunk(i, "d", "t", "x.md", "s", ("t",), None, None, a, b, body[a:b])
+
+    return sec, part("a", 0, len(FIRST)), part("b", cut, len(body))
+
+
+def packed(extra: int) -> tuple[Packer, StoredChunk]:
+    """The first snippet packed whole, ``extra`` tokens left: too few for the second."""
+    sec, a, b = two_snippets()
+    probe = Packer(10**6, Estimator("prose"), {})
+    budget = probe.cost(sec, a.char_start, a.char_end, [a]) + extra
+    assert extra < probe.cost(sec, b.char_start, b.char_end, [b])
+    packer = Packer(budget, Estimator("prose"), {})
+    for n, s in enumerate((a, b), 1):
+        packer.add(s, sec, (n, Ranked(s.id, 1.0 / n, doc_id="d")))
+    packer.widen()
+    return packer, sec
+
+
+def test_left_budget_takes_the_best_sentences_of_a_snippet_that_did_not_fit() -> None:
+    packer, sec = packed(120)
+    assert len(packer.items) == 1
+    packer.fill(frozenset(query_words("How many stripes has the zebra crossing?")))
+    assert len(packer.items) == 2 and packer.used <= packer.budget
+    piece = packer.result()[1]
+    assert "The zebra crossing holds 17 stripes." in piece.text
+    assert piece.text == sec.span(piece.citation.char_start, piece.citation.char_end)
+    assert piece.rank == 2 and piece.window
+    assert piece.citation.char_start >= len(FIRST) + 2  # nothing of the first item again
+
+
+def test_too_little_left_adds_nothing() -> None:
+    packer, _ = packed(MIN_PIECE - 1)
+    packer.fill(frozenset(query_words("zebra stripes")))
+    assert len(packer.items) == 1
+
+
+def test_sentences_are_ranges_without_the_space_between() -> None:
+    text = "One two. Three?  Four\nfive\n\n"
+    assert [text[a:b] for a, b in sentences(text)] == ["One two.", "Three?", "Four", "five"]

@@ -61,18 +61,31 @@ def focus(docs: Sequence[DocInfo], terms: Sequence[str]) -> dict[str, float]:
     return out
 
 
+NAMED_SHARE = 0.5  # of the strongest focus, for a document to count as named
+
+
+def named(docs: Sequence[DocInfo], query: str) -> frozenset[str]:
+    """The documents a question names: those it names at least half as strongly as the
+    one it names most ("Intel's operating expenses over the quarters": Intel's four
+    filings, not every filing whose title shares the word "quarter")."""
+    pulls = focus(docs, words(query))
+    top = max(pulls.values(), default=0.0)
+    return frozenset(d for d, w in pulls.items() if w >= NAMED_SHARE * top > 0)
+
+
 @lru_cache(maxsize=4)
 def _names(docs: tuple[DocInfo, ...]) -> dict[str, tuple[str, ...]]:
     """Each title or file-name term, and the documents it names (built once per
     catalog, not per question)."""
     holders: dict[str, list[str]] = {}
     for d in docs:
-        for term in set(words(f"{d.title} {_file_stem(d.path)}")):
+        for term in set(words(f"{d.title} {file_stem(d.path)}")):
             holders.setdefault(term, []).append(d.doc_id)
     return {t: tuple(ids) for t, ids in holders.items()}
 
 
-def _file_stem(path: str) -> str:
+def file_stem(path: str) -> str:
+    """A file's name without folders and extension, ``_`` and ``-`` as spaces."""
     name = path.rsplit("/", 1)[-1]
     return name.rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
 

@@ -14,9 +14,10 @@ from ..index.schema import CHUNKS
 from ..index.side_index import current
 from ..index.store import Store, found
 from ..index.visible import hidden_docs
+from ..index.words import query_words
 from ..shared.inputs import check_query, check_range
 from . import dense
-from .arrange import arrange
+from .arrange import arrange, covered
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
 from .rank import MODES, POOL, Mode, Ranked, fuse, fusion_for, lexical
@@ -32,6 +33,8 @@ class Ranking:
     docs: dict[str, str]  # snippet id -> doc id
     mode: Mode
     note: str  # why a default fell back to lexical
+    # The doc ids a question about several periods covers (``arrange.covered``).
+    scope: frozenset[str] = frozenset()
 
 
 def rank_snippets(
@@ -61,7 +64,12 @@ def rank_snippets(
     else:
         ranked = words if chosen == "lexical" else vectors
     return Ranking(
-        ranked, {r.id: r.parent for r in ranked}, {r.id: r.doc_id for r in ranked}, chosen, note
+        ranked,
+        {r.id: r.parent for r in ranked},
+        {r.id: r.doc_id for r in ranked},
+        chosen,
+        note,
+        covered(index.docs, query, ranked[0].doc_id if ranked else None),
     )
 
 
@@ -162,7 +170,8 @@ def retrieve(
 ) -> Context:
     """The best snippets first, in rank order, while they fit ``budget`` tokens (snippets
     of one section that touch are one item); what budget is left widens the items to
-    their whole sections, best first.
+    their whole sections, best first, and then takes the best sentences of the snippets
+    that did not fit whole.
 
     No source character appears twice; each item's text is exactly the cited character
     range of the document's extracted text. Tokens are counted with ``counter``,
@@ -170,7 +179,7 @@ def retrieve(
     """
     check_range(budget, "budget", 1)
     ranking = rank_snippets(store, query, filters, mode)
-    ranked = arrange(ranking.ranked, query)[:snippets]
+    ranked = arrange(ranking.ranked, query, ranking.scope)[:snippets]
     sections = sorted({ranking.parents[r.id] for r in ranked})
     doc_ids = sorted({ranking.docs[r.id] for r in ranked})
     found, parents, maps = _fetch(store, [r.id for r in ranked], sections, doc_ids)
@@ -183,5 +192,6 @@ def retrieve(
         if snippet is not None and sec is not None:
             packer.add(snippet, sec, (position, r))
     packer.widen()
+    packer.fill(frozenset(query_words(query)))
     items = tuple(packer.result())
     return Context(query, budget, packer.used, ranking.mode, ranking.note, items)
