@@ -6,6 +6,9 @@ outline and with ``--no-outline`` (font / heuristic fallback). EPUBs: ``<stem>.t
 ([{level, title, href}]), with and without the nav. A detected heading is an ATX line of
 the extracted text; it matches a truth entry with the same normalized title (case,
 spacing, numbering and punctuation folded) on the same page ±1 (PDF), in order, once.
+A numbered entry also matches a found heading with the same numbering whose words start
+with the entry's: LaTeX's ``\\section[short]{long}`` bookmarks the short title ("2 Strings")
+and prints the long one ("2 Strings in TEX and PDF"); see ``short_title_match``.
 
 Chunk-page (PDFs): over every chunk, either tier, whose own text holds a heading line that
 matched a truth entry, the share whose page range contains that entry's true page.
@@ -28,6 +31,7 @@ import sys
 import time
 import unicodedata
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -133,8 +137,46 @@ def _words(title: str) -> list[str]:
     return re.findall(r"\w+", unicodedata.normalize("NFKD", title).casefold())
 
 
+# a heading's section number: "2", "2.1", "A.1", or a labelled one ("Chapter 3",
+# "Appendix B", "Part IV"); a bare letter or roman numeral without a label is a word
+_NUMBERING = re.compile(
+    r"^\s*(?:(?P<label>chapter|part|section|appendix|kapitel|teil|lecture)\.?\s+"
+    r"(?P<lnum>\d+(?:\.\d+)*|[a-z]|[ivxlc]+)|(?P<num>\d+(?:\.\d+)*|[a-z](?:\.\d+)+))"
+    r"\.?(?=\s|$)",
+    re.IGNORECASE,
+)
+
+
+def numbering(title: str) -> tuple[str, list[str]] | None:
+    """(section number, the title's words after it), or None when the title is unnumbered.
+    "Chapter 3" and "3" are the same number; case is folded."""
+    text = unicodedata.normalize("NFKD", title)
+    m = _NUMBERING.match(text)
+    if m is None:
+        return None
+    number = (m["lnum"] or m["num"]).casefold()
+    return number, _words(text[m.end() :])
+
+
+def short_title_match(truth_title: str, found_title: str) -> bool:
+    """Whether a found heading is a truth entry printed with a longer title.
+
+    LaTeX's ``\\section[short]{long}`` writes the SHORT title into the bookmark and
+    the contents and sets the LONG one on the page, under the same number: hyperref-paper
+    bookmarks "2 Strings" for the printed "2 Strings in TEX and PDF". So a numbered entry
+    matches a found heading of the same numbering whose words begin with the entry's words.
+    Both must be numbered (an unnumbered "Introduction" does not claim "Introduction to
+    Sets"), and the entry must have words of its own after its number."""
+    t, f = numbering(truth_title), numbering(found_title)
+    if t is None or f is None or t[0] != f[0] or not t[1]:
+        return False
+    return f[1][: len(t[1])] == t[1]
+
+
 def match(truth: list[dict[str, Any]], found: list[Found], paged: bool) -> dict[int, int]:
-    """Detected index → truth index: same normalized title, page ±1 (PDF), in order, once.
+    """Detected index → truth index: same normalized title, page ±1 (PDF), in order, once;
+    failing that, the entry's short title printed longer under its number
+    (``short_title_match``).
 
     A truth entry may carry a ``label``, its numbering ("CHAPTER I."), when its source
     sets the numbering as a heading of its own (flat-text dev set). With a title printed
@@ -148,25 +190,28 @@ def match(truth: list[dict[str, Any]], found: list[Found], paged: bool) -> dict[
     pairs: dict[int, int] = {}
     start = 0
     for t, entry in enumerate(truth):
-        key = norm(str(entry.get("title", "")))
+        title = str(entry.get("title", ""))
+        key = norm(title)
         label = _words(str(entry.get("label", "")))
-        bare = bool(label) and label == _words(str(entry.get("title", "")))
+        bare = bool(label) and label == _words(title)
         tpage = entry.get("page")
+
+        def same(j: int) -> bool:
+            return keys[j] == key or (bare and words[j][: len(label)] == label)
+
+        def longer(j: int) -> bool:
+            return short_title_match(title, found[j].title)
+
+        def near(j: int) -> bool:
+            fpage = found[j].page
+            return not (paged and tpage is not None and fpage is not None) or (
+                abs(fpage - int(tpage)) <= 1
+            )
+
         hit = None
-        for order in (range(start, len(found)), range(0, start)):
-            for j in order:
-                if used[j] or not (keys[j] == key or (bare and words[j][: len(label)] == label)):
-                    continue
-                fpage = found[j].page
-                if (
-                    paged
-                    and tpage is not None
-                    and fpage is not None
-                    and abs(fpage - int(tpage)) > 1
-                ):
-                    continue
-                hit = j
-                break
+        for test in (same, longer):  # a title found as it stands before a longer print
+            order = chain(range(start, len(found)), range(0, start))
+            hit = next((j for j in order if not used[j] and test(j) and near(j)), None)
             if hit is not None:
                 break
         if hit is None:
