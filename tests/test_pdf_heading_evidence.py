@@ -11,7 +11,7 @@ import pytest
 
 fpdf = pytest.importorskip("fpdf")
 
-from pipeline.extract.pdf.contents import printed_contents  # noqa: E402
+from pipeline.extract.pdf.contents import heading_entries, printed_contents  # noqa: E402
 from pipeline.extract.pdf.heading_evidence import (  # noqa: E402
     Head,
     Listing,
@@ -138,6 +138,56 @@ def test_printed_contents_entries_are_the_headings(tmp_path: Path) -> None:
         (2, "2.2 Trees"),
     ]
     assert doc.text.count("Worked example") == 4
+
+
+def _entries(pdf: object, entries: list[str]) -> None:
+    pdf.set_font("Helvetica", "", 11)  # type: ignore[attr-defined]
+    for entry in entries:
+        pdf.cell(0, 6, entry, new_x="LMARGIN", new_y="NEXT")  # type: ignore[attr-defined]
+
+
+def test_a_list_of_figures_lists_no_headings(tmp_path: Path) -> None:
+    """A list of figures is set like the contents, but its numbers are the figures':
+    figure 2.2 does not make the unlisted "2.2 Hidden section" a listed heading."""
+    pdf = _new_pdf()
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "Contents", 20, "B")
+    toc = ["1 Basics", "1.1 Numbers", "1.2 Words", "2 Advanced", "2.1 Graphs"]
+    _entries(pdf, [f"{e} " + ". " * 30 + p for e, p in zip(toc, "11122", strict=True)])
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "List of Figures", 20, "B")
+    figures = ["1.1 A chart", "1.2 A table of words", "2.1 A graph", "2.2 A tree drawing"]
+    _entries(pdf, [f"{e} " + ". " * 30 + p for e, p in zip(figures, "1123", strict=True)])
+    chapters = [("1 Basics", ["1.1 Numbers", "1.2 Words"]), ("2 Advanced", ["2.1 Graphs"])]
+    for chapter, sections in chapters:
+        pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, chapter, 20, "B")
+        for section in sections:
+            _text(pdf, section, 15, "B")
+            _text(pdf, BODY)
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "2.2 Hidden section", 15, "B")  # left out of the contents by its author
+    _text(pdf, BODY)
+    doc = _read(tmp_path, pdf)
+    assert [t for _, t in _atx(doc)] == [
+        "1 Basics",
+        "1.1 Numbers",
+        "1.2 Words",
+        "2 Advanced",
+        "2.1 Graphs",
+    ]
+    assert "2.2 Hidden section" in doc.text
+
+
+def test_heading_entries_skip_the_lists_of_floats() -> None:
+    pages = [
+        [("Contents", False), ("1 Basics 1", True), ("1.1 Numbers 1", True)],
+        [("1.2 Words 2", True), ("List of Figures", False), ("1.1 A chart 1", True)],
+        [("2.1 A graph 3", True), ("List of Tables", True), ("1.1 Sizes 1", True)],
+        [("Body text", False)],
+        [("2.2 Trees . . . 9", True)],  # a dot-leader line in the body, after the lists
+    ]
+    assert heading_entries(pages) == ["1 Basics 1", "1.1 Numbers 1", "1.2 Words 2", "2.2 Trees . . . 9"]
 
 
 def test_a_chapter_label_glued_to_its_number_joins_the_title(tmp_path: Path) -> None:
