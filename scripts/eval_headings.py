@@ -195,31 +195,31 @@ def match(truth: list[dict[str, Any]], found: list[Found], paged: bool) -> dict[
         label = _words(str(entry.get("label", "")))
         bare = bool(label) and label == _words(title)
         tpage = entry.get("page")
-
-        def same(j: int) -> bool:
-            return keys[j] == key or (bare and words[j][: len(label)] == label)
-
-        def longer(j: int) -> bool:
-            return short_title_match(title, found[j].title)
-
-        def near(j: int) -> bool:
-            fpage = found[j].page
-            return not (paged and tpage is not None and fpage is not None) or (
-                abs(fpage - int(tpage)) <= 1
-            )
-
-        hit = None
-        for test in (same, longer):  # a title found as it stands before a longer print
-            order = chain(range(start, len(found)), range(0, start))
-            hit = next((j for j in order if not used[j] and test(j) and near(j)), None)
-            if hit is not None:
-                break
+        near = [
+            not (paged and tpage is not None and f.page is not None)
+            or abs(f.page - int(tpage)) <= 1
+            for f in found
+        ]
+        same = [
+            k == key or (bare and w[: len(label)] == label)
+            for k, w in zip(keys, words, strict=True)
+        ]
+        hit = _first(same, used, near, start)
+        if hit is None:  # a title found as it stands goes before a longer print of it
+            longer = [short_title_match(title, f.title) for f in found]
+            hit = _first(longer, used, near, start)
         if hit is None:
             continue
         used[hit] = True
         start = hit + 1
         pairs[hit] = t
     return pairs
+
+
+def _first(ok: list[bool], used: list[bool], near: list[bool], start: int) -> int | None:
+    """The first free, near, matching found index from ``start`` on, then before it."""
+    order = chain(range(start, len(ok)), range(0, start))
+    return next((j for j in order if ok[j] and near[j] and not used[j]), None)
 
 
 def score(

@@ -187,7 +187,12 @@ def test_heading_entries_skip_the_lists_of_floats() -> None:
         [("Body text", False)],
         [("2.2 Trees . . . 9", True)],  # a dot-leader line in the body, after the lists
     ]
-    assert heading_entries(pages) == ["1 Basics 1", "1.1 Numbers 1", "1.2 Words 2", "2.2 Trees . . . 9"]
+    assert heading_entries(pages) == [
+        "1 Basics 1",
+        "1.1 Numbers 1",
+        "1.2 Words 2",
+        "2.2 Trees . . . 9",
+    ]
 
 
 def test_a_chapter_label_glued_to_its_number_joins_the_title(tmp_path: Path) -> None:
