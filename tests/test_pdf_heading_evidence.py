@@ -179,6 +179,22 @@ def test_a_list_of_figures_lists_no_headings(tmp_path: Path) -> None:
     assert "2.2 Hidden section" in doc.text
 
 
+def test_a_title_ending_in_a_number_keeps_it_when_the_contents_does(tmp_path: Path) -> None:
+    """A trailing number of a heading is read as a page number or a note mark, unless the
+    printed contents lists the title with it."""
+    pdf = _new_pdf()
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "Contents", 20, "B")
+    toc = ["1 Basics", "2 Upgrading from version 2", "3 Options"]
+    _entries(pdf, [f"{e} " + ". " * 30 + p for e, p in zip(toc, "123", strict=True)])
+    for chapter in toc:
+        pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, chapter, 20, "B")
+        _text(pdf, BODY)
+    doc = _read(tmp_path, pdf)
+    assert [t for _, t in _atx(doc)] == toc
+
+
 def test_heading_entries_skip_the_lists_of_floats() -> None:
     pages = [
         [("Contents", False), ("1 Basics 1", True), ("1.1 Numbers 1", True)],

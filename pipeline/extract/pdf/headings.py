@@ -359,7 +359,7 @@ def plan_from_fonts(
     cands = _font_candidates(pages, body)
     if not cands:
         return plan
-    heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)))
+    heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)), contents)
     heads = _drop_running_heads(_drop_figure_text(heads), pages)
     listing = Listing.of(heads, contents)
     heads = drop_below_contents(_keep_listed(heads, listing), listing)
@@ -528,12 +528,13 @@ def _trailing_label(text: str) -> re.Match[str] | None:
     return m
 
 
-def _chapter_labels(heads: list[Head]) -> list[Head]:
+def _chapter_labels(heads: list[Head], contents: Contents) -> list[Head]:
     """A style whose numbers mostly come after the title (a chapter number or letter,
     each after a different title; front matter unnumbered) prints its labels there (a
     big "1" beside the chapter title): the label goes in front, where numbering is read.
     A series of one title ("Week 1", "Week 2") is left alone. Elsewhere a trailing number
-    of a longer title is a page number or a note mark, dropped."""
+    of a longer title is a page number or a note mark, dropped, unless the printed
+    contents lists the title with it ("Migrating from minted version 2")."""
     titles: dict[tuple[float, bool], list[str]] = {}
     for h in heads:
         m = _trailing_label(h.text)
@@ -554,7 +555,7 @@ def _chapter_labels(heads: list[Head]) -> list[Head]:
         m = _trailing_label(h.text)
         if m is not None and h.style in labels:
             out.append(h._replace(text=f"{m['label']} {m['title']}"))
-        elif len(h.text.split()) > 2:
+        elif len(h.text.split()) > 2 and norm_title(h.text) not in contents.keys:
             out.append(h._replace(text=_TRAILING_NUM.sub("", h.text)))
         else:
             out.append(h)
