@@ -195,6 +195,38 @@ def test_a_title_ending_in_a_number_keeps_it_when_the_contents_does(tmp_path: Pa
     assert [t for _, t in _atx(doc)] == toc
 
 
+def test_chapters_before_the_first_part_are_top_level(tmp_path: Path) -> None:
+    """Levels are depths in the heading tree, as an outline nests its bookmarks: the
+    chapter before the first part has no part above it."""
+    pdf = _new_pdf()
+    for text, size in (
+        ("1 Introduction", 20),
+        ("1.1 Aims", 15),
+        ("Part I Basics", 28),
+        ("2 Numbers", 20),
+        ("2.1 Sums", 15),
+        ("Part II Practice", 28),
+        ("3 Words", 20),
+        ("3.1 Spelling", 15),
+    ):
+        if size >= 20:
+            pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, text, size, "B")
+        if size < 28:
+            _text(pdf, BODY)
+    doc = _read(tmp_path, pdf)
+    assert _atx(doc) == [
+        (1, "1 Introduction"),
+        (2, "1.1 Aims"),
+        (1, "Part I Basics"),
+        (2, "2 Numbers"),
+        (3, "2.1 Sums"),
+        (1, "Part II Practice"),
+        (2, "3 Words"),
+        (3, "3.1 Spelling"),
+    ]
+
+
 def test_heading_entries_skip_the_lists_of_floats() -> None:
     pages = [
         [("Contents", False), ("1 Basics 1", True), ("1.1 Numbers 1", True)],

@@ -367,7 +367,7 @@ def plan_from_fonts(
     heads = drop_out_of_sequence(drop_dense_styles(heads, listing))
     if len(heads) < min_headings:
         return plan
-    for h, level in _levels(heads, pages):
+    for h, level in _as_tree_depths(_levels(heads, pages)):
         plan.place(h.page, h.line, Placed(level, h.text, span=h.span))
     return plan
 
@@ -651,6 +651,20 @@ def _levels(heads: Sequence[Head], pages: Sequence[Sequence[Line]]) -> list[tupl
         else:
             continue
         out.append((h, max(1, min(level, _MAX_LEVEL))))
+    return out
+
+
+def _as_tree_depths(leveled: list[tuple[Head, int]]) -> list[tuple[Head, int]]:
+    """Each level as the heading's depth in the tree the levels make, as a PDF outline
+    nests its bookmarks: a chapter before the first part has no part above it and is a
+    top entry, a subsection set right under its chapter is the chapter's child."""
+    out: list[tuple[Head, int]] = []
+    open_levels: list[int] = []  # the levels of the headings open above the next one
+    for h, level in leveled:
+        while open_levels and open_levels[-1] >= level:
+            open_levels.pop()
+        open_levels.append(level)
+        out.append((h, len(open_levels)))
     return out
 
 
