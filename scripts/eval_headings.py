@@ -6,9 +6,11 @@ outline and with ``--no-outline`` (font / heuristic fallback). EPUBs: ``<stem>.t
 ([{level, title, href}]), with and without the nav. A detected heading is an ATX line of
 the extracted text; it matches a truth entry with the same normalized title (case,
 spacing, numbering and punctuation folded) on the same page ±1 (PDF), in order, once.
-A numbered entry also matches a found heading with the same numbering whose words start
-with the entry's: LaTeX's ``\\section[short]{long}`` bookmarks the short title ("2 Strings")
-and prints the long one ("2 Strings in TEX and PDF"); see ``short_title_match``.
+An entry also matches a numbered found heading whose words after its number start with
+the entry's, under the same number when the entry has one: LaTeX's
+``\\section[short]{long}`` bookmarks the short title ("2 Strings", or "Strings" when the
+bookmarks are unnumbered) and prints the long one ("2 Strings in TEX and PDF"); see
+``short_title_match``.
 
 Chunk-page (PDFs): over every chunk, either tier, whose own text holds a heading line that
 matched a truth entry, the share whose page range contains that entry's true page.
@@ -165,10 +167,17 @@ def short_title_match(truth_title: str, found_title: str) -> bool:
     the contents and sets the LONG one on the page, under the same number: hyperref-paper
     bookmarks "2 Strings" for the printed "2 Strings in TEX and PDF". So a numbered entry
     matches a found heading of the same numbering whose words begin with the entry's words.
-    Both must be numbered (an unnumbered "Introduction" does not claim "Introduction to
-    Sets"), and the entry must have words of its own after its number."""
+    An unnumbered entry matches a numbered found heading the same way: hyperref leaves the
+    number out of the bookmark unless told to (``bookmarksnumbered``), so biblatex's
+    "About" is its printed "1.1 About biblatex". The found heading must be numbered (an
+    unnumbered "Introduction" does not claim "Introduction to Sets"), and the entry must
+    have words of its own after any number."""
     t, f = numbering(truth_title), numbering(found_title)
-    if t is None or f is None or t[0] != f[0] or not t[1]:
+    if f is None:
+        return False
+    if t is None:
+        t = (f[0], _words(truth_title))
+    if t[0] != f[0] or not t[1]:
         return False
     return f[1][: len(t[1])] == t[1]
 

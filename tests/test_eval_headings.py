@@ -31,6 +31,13 @@ def test_a_short_bookmark_matches_its_longer_printed_title_under_the_same_number
     assert _match(truth, found) == {0: 0, 1: 1, 2: 2}
 
 
+def test_an_unnumbered_bookmark_matches_a_numbered_longer_print() -> None:
+    """hyperref leaves numbers out of bookmarks by default: "About" is "1.1 About biblatex"."""
+    truth = [{"level": 2, "title": "About", "page": 1}, {"level": 2, "title": "Strings", "page": 2}]
+    found = [("1.1 About biblatex", 1), ("Strings of PDF", 2)]  # the second unnumbered
+    assert _match(truth, found) == {0: 0}
+
+
 def test_the_short_title_rule_needs_the_same_number_and_whole_leading_words() -> None:
     truth = [
         {"level": 1, "title": "2 Strings", "page": 1},
