@@ -227,6 +227,38 @@ def test_chapters_before_the_first_part_are_top_level(tmp_path: Path) -> None:
     ]
 
 
+def test_the_contents_running_head_lists_no_contents_heading(tmp_path: Path) -> None:
+    """The running head atop a contents page ("Contents iv") is no entry: it does not
+    make the contents' own title a listed heading."""
+    chapters = [f"{n} {t}" for n, t in enumerate(["Basics", "Words", "Sums", "Trees"], 1)]
+    words = iter(
+        ["Aims", "Scope", "Tens", "Units", "Verbs", "Nouns", "Carry", "Borrow", "Roots", "Leaves"]
+    )
+    heads = [
+        h
+        for n, c in enumerate(chapters, 1)
+        for h in (c, *(f"{n}.{k} {next(words)}" for k in (1, 2)))
+    ]
+    pdf = _new_pdf()
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "A Small Book", 26, "B")
+    _text(pdf, BODY)
+    for k in range(2):
+        pdf.add_page()  # type: ignore[attr-defined]
+        if k:
+            _entries(pdf, ["Contents iv"])
+        else:
+            _text(pdf, "Contents", 20, "B")
+        _entries(pdf, [f"{h} " + ". " * 30 + str(k + 1) for h in heads])
+    for head in heads:  # a page each: chapter numbers do not run with the page numbers
+        pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, head, 20 if head in chapters else 15, "B")
+        for k in range(4):
+            _text(pdf, f"{BODY} ({head}, {k})")
+    doc = _read(tmp_path, pdf)
+    assert [t for _, t in _atx(doc)] == heads
+
+
 def test_heading_entries_skip_the_lists_of_floats() -> None:
     pages = [
         [("Contents", False), ("1 Basics 1", True), ("1.1 Numbers 1", True)],
@@ -234,12 +266,14 @@ def test_heading_entries_skip_the_lists_of_floats() -> None:
         [("2.1 A graph 3", True), ("List of Tables", True), ("1.1 Sizes 1", True)],
         [("Body text", False)],
         [("2.2 Trees . . . 9", True)],  # a dot-leader line in the body, after the lists
+        [("Contents xv", True), ("Preface 4", True)],  # a running head, then an entry
     ]
     assert heading_entries(pages) == [
         "1 Basics 1",
         "1.1 Numbers 1",
         "1.2 Words 2",
         "2.2 Trees . . . 9",
+        "Preface 4",
     ]
 
 

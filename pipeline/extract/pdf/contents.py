@@ -70,15 +70,19 @@ def heading_entries(pages: Iterable[Sequence[tuple[str, bool]]]) -> list[str]:
     """The contents entries that list headings, from each page's lines in reading order as
     ``(text, is_entry)``: the entries of a list of figures, tables or listings are left
     out. Such a list runs from its title (an entry line or not) to a contents title or to
-    the first page holding no entry; a title page of one list may follow another's."""
+    the first page holding no entry; a title page of one list may follow another's. The
+    first line of a page reading "Contents xv" is the contents' running head, not an
+    entry listing the contents page (which may be one further down a page)."""
     out: list[str] = []
     floats = False
     for lines in pages:
         if not any(entry for _, entry in lines):
             floats = False
             continue
-        for text, entry in lines:
+        for k, (text, entry) in enumerate(lines):
             title = " ".join(text.split())
+            if k == 0 and entry and CONTENTS_TITLE.match(_PAGE_REF.sub("", title)):
+                continue
             if _FLOATS_TITLE.match(title):
                 floats = True
             elif CONTENTS_TITLE.match(title):
