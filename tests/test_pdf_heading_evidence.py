@@ -16,6 +16,7 @@ from pipeline.extract.pdf.heading_evidence import (  # noqa: E402
     Head,
     Listing,
     drop_below_contents,
+    drop_below_numbered,
     drop_dense_styles,
     drop_out_of_sequence,
     drop_unlisted_unnumbered,
@@ -277,6 +278,40 @@ def test_heading_entries_skip_the_lists_of_floats() -> None:
     ]
 
 
+def test_without_contents_an_unnumbered_style_below_the_numbered_ones_goes(
+    tmp_path: Path,
+) -> None:
+    """No printed contents: the unnumbered sub-headings set below every numbered style
+    ("Worked example") are not headings; a document numbering nothing keeps its own."""
+    numbered = ["1 Basics", "1.1 Numbers", "2 More", "2.1 Sets", "3 Last", "3.1 Maps"]
+    plain = [title.split(" ", 1)[1] for title in numbered]
+    for titles in (numbered, plain):
+        pdf = _new_pdf()
+        for chapter, section in zip(titles[::2], titles[1::2], strict=True):
+            pdf.add_page()  # type: ignore[attr-defined]
+            _text(pdf, chapter, 20, "B")
+            _text(pdf, section, 15, "B")
+            _text(pdf, BODY)
+            _text(pdf, "Worked example", 13)
+            _text(pdf, BODY)
+        found = [t for _, t in _atx(_read(tmp_path, pdf))]
+        if titles is numbered:
+            assert found == numbered
+        else:
+            example = "Worked example"
+            assert found == [
+                "Basics",
+                "Numbers",
+                example,
+                "More",
+                "Sets",
+                example,
+                "Last",
+                "Maps",
+                example,
+            ]
+
+
 def test_a_chapter_label_glued_to_its_number_joins_the_title(tmp_path: Path) -> None:
     pdf = _new_pdf()
     for n, title in ((1, "The way of the program"), (2, "Variables")):
@@ -364,3 +399,12 @@ def test_an_unnumbered_line_of_a_numbered_style_needs_the_contents() -> None:
     heads += [_head(2, "2 More"), _head(1, "1.1 Graphs", 11), _head(2, "1.2 Trees", 11)]
     assert drop_unlisted_unnumbered(heads, Listing(contents)) == heads[1:]
     assert drop_unlisted_unnumbered(heads, Listing()) == heads  # no contents: no evidence
+
+
+def test_below_numbered_only_without_the_contents() -> None:
+    heads = [_head(1, "1 Graphs", 15), _head(2, "1.1 Trees", 15), _head(2, "Example", 12)]
+    assert drop_below_numbered(heads, Listing()) == heads[:2]
+    bigger = [*heads[:2], _head(3, "Remark", 18)]  # above a numbered style: not below it
+    assert drop_below_numbered(bigger, Listing()) == bigger
+    listed = Listing(printed_contents(["1 Graphs 1", "1.1 Trees 2"]))
+    assert drop_below_numbered(heads, listed) == heads  # the contents decides

@@ -23,6 +23,7 @@ from .heading_evidence import (
     Listing,
     covered_styles,
     drop_below_contents,
+    drop_below_numbered,
     drop_dense_styles,
     drop_out_of_sequence,
     drop_unlisted_unnumbered,
@@ -363,6 +364,7 @@ def plan_from_fonts(
     heads = _drop_running_heads(_drop_figure_text(heads), pages)
     listing = Listing.of(heads, contents)
     heads = drop_below_contents(_keep_listed(heads, listing), listing)
+    heads = drop_below_numbered(heads, listing)
     heads = drop_unlisted_unnumbered(heads, listing)
     heads = drop_out_of_sequence(drop_dense_styles(heads, listing))
     if len(heads) < min_headings:
