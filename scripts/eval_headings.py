@@ -308,11 +308,12 @@ def run_one(
 # and summarized with and without them, so one file does not hide the rest.
 HARD_FOR_FONTS = {
     "biblatex-manual.pdf": (
-        "biblatex-manual: ~1,090 of its 1,588 bookmarks are option/command names (e.g. "
-        "`sorting`, `\\printbibliography`) typeset as margin labels or `\\item` labels at "
-        "body size, in the body font, inline with their description; only the outline names "
-        "them as headings. Font evidence finds the ~60 numbered section headings and the "
-        "chapters, so its --no-outline recall is low by construction."
+        "biblatex-manual: 1,324 of its 1,588 bookmarks (all but two at levels 3-6) are names: "
+        "833 commands (`\\printbibliography`) and 491 lower-case keys (options such as "
+        "`sorting`, fields, entry types) typeset as margin labels or `\\item` labels at body "
+        "size, in the body font, inline with their description; only the outline names them "
+        "as headings. Against its 264 titled entries the --no-outline reading scores F1 0.92 "
+        "(eval/pdf-outline/results.md), so its recall is low by construction."
     ),
 }
 
