@@ -11,11 +11,12 @@ import pytest
 
 fpdf = pytest.importorskip("fpdf")
 
-from pipeline.extract.pdf.contents import printed_contents  # noqa: E402
+from pipeline.extract.pdf.contents import heading_entries, printed_contents  # noqa: E402
 from pipeline.extract.pdf.heading_evidence import (  # noqa: E402
     Head,
     Listing,
     drop_below_contents,
+    drop_below_numbered,
     drop_dense_styles,
     drop_out_of_sequence,
     drop_unlisted_unnumbered,
@@ -140,6 +141,177 @@ def test_printed_contents_entries_are_the_headings(tmp_path: Path) -> None:
     assert doc.text.count("Worked example") == 4
 
 
+def _entries(pdf: object, entries: list[str]) -> None:
+    pdf.set_font("Helvetica", "", 11)  # type: ignore[attr-defined]
+    for entry in entries:
+        pdf.cell(0, 6, entry, new_x="LMARGIN", new_y="NEXT")  # type: ignore[attr-defined]
+
+
+def test_a_list_of_figures_lists_no_headings(tmp_path: Path) -> None:
+    """A list of figures is set like the contents, but its numbers are the figures':
+    figure 2.2 does not make the unlisted "2.2 Hidden section" a listed heading."""
+    pdf = _new_pdf()
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "Contents", 20, "B")
+    toc = ["1 Basics", "1.1 Numbers", "1.2 Words", "2 Advanced", "2.1 Graphs"]
+    _entries(pdf, [f"{e} " + ". " * 30 + p for e, p in zip(toc, "11122", strict=True)])
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "List of Figures", 20, "B")
+    figures = ["1.1 A chart", "1.2 A table of words", "2.1 A graph", "2.2 A tree drawing"]
+    _entries(pdf, [f"{e} " + ". " * 30 + p for e, p in zip(figures, "1123", strict=True)])
+    chapters = [("1 Basics", ["1.1 Numbers", "1.2 Words"]), ("2 Advanced", ["2.1 Graphs"])]
+    for chapter, sections in chapters:
+        pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, chapter, 20, "B")
+        for section in sections:
+            _text(pdf, section, 15, "B")
+            _text(pdf, BODY)
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "2.2 Hidden section", 15, "B")  # left out of the contents by its author
+    _text(pdf, BODY)
+    doc = _read(tmp_path, pdf)
+    assert [t for _, t in _atx(doc)] == [
+        "1 Basics",
+        "1.1 Numbers",
+        "1.2 Words",
+        "2 Advanced",
+        "2.1 Graphs",
+    ]
+    assert "2.2 Hidden section" in doc.text
+
+
+def test_a_title_ending_in_a_number_keeps_it_when_the_contents_does(tmp_path: Path) -> None:
+    """A trailing number of a heading is read as a page number or a note mark, unless the
+    printed contents lists the title with it."""
+    pdf = _new_pdf()
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "Contents", 20, "B")
+    toc = ["1 Basics", "2 Upgrading from version 2", "3 Options"]
+    _entries(pdf, [f"{e} " + ". " * 30 + p for e, p in zip(toc, "123", strict=True)])
+    for chapter in toc:
+        pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, chapter, 20, "B")
+        _text(pdf, BODY)
+    doc = _read(tmp_path, pdf)
+    assert [t for _, t in _atx(doc)] == toc
+
+
+def test_chapters_before_the_first_part_are_top_level(tmp_path: Path) -> None:
+    """Levels are depths in the heading tree, as an outline nests its bookmarks: the
+    chapter before the first part has no part above it."""
+    pdf = _new_pdf()
+    for text, size in (
+        ("1 Introduction", 20),
+        ("1.1 Aims", 15),
+        ("Part I Basics", 28),
+        ("2 Numbers", 20),
+        ("2.1 Sums", 15),
+        ("Part II Practice", 28),
+        ("3 Words", 20),
+        ("3.1 Spelling", 15),
+    ):
+        if size >= 20:
+            pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, text, size, "B")
+        if size < 28:
+            _text(pdf, BODY)
+    doc = _read(tmp_path, pdf)
+    assert _atx(doc) == [
+        (1, "1 Introduction"),
+        (2, "1.1 Aims"),
+        (1, "Part I Basics"),
+        (2, "2 Numbers"),
+        (3, "2.1 Sums"),
+        (1, "Part II Practice"),
+        (2, "3 Words"),
+        (3, "3.1 Spelling"),
+    ]
+
+
+def test_the_contents_running_head_lists_no_contents_heading(tmp_path: Path) -> None:
+    """The running head atop a contents page ("Contents iv") is no entry: it does not
+    make the contents' own title a listed heading."""
+    chapters = [f"{n} {t}" for n, t in enumerate(["Basics", "Words", "Sums", "Trees"], 1)]
+    words = iter(
+        ["Aims", "Scope", "Tens", "Units", "Verbs", "Nouns", "Carry", "Borrow", "Roots", "Leaves"]
+    )
+    heads = [
+        h
+        for n, c in enumerate(chapters, 1)
+        for h in (c, *(f"{n}.{k} {next(words)}" for k in (1, 2)))
+    ]
+    pdf = _new_pdf()
+    pdf.add_page()  # type: ignore[attr-defined]
+    _text(pdf, "A Small Book", 26, "B")
+    _text(pdf, BODY)
+    for k in range(2):
+        pdf.add_page()  # type: ignore[attr-defined]
+        if k:
+            _entries(pdf, ["Contents iv"])
+        else:
+            _text(pdf, "Contents", 20, "B")
+        _entries(pdf, [f"{h} " + ". " * 30 + str(k + 1) for h in heads])
+    for head in heads:  # a page each: chapter numbers do not run with the page numbers
+        pdf.add_page()  # type: ignore[attr-defined]
+        _text(pdf, head, 20 if head in chapters else 15, "B")
+        for k in range(4):
+            _text(pdf, f"{BODY} ({head}, {k})")
+    doc = _read(tmp_path, pdf)
+    assert [t for _, t in _atx(doc)] == heads
+
+
+def test_heading_entries_skip_the_lists_of_floats() -> None:
+    pages = [
+        [("Contents", False), ("1 Basics 1", True), ("1.1 Numbers 1", True)],
+        [("1.2 Words 2", True), ("List of Figures", False), ("1.1 A chart 1", True)],
+        [("2.1 A graph 3", True), ("List of Tables", True), ("1.1 Sizes 1", True)],
+        [("Body text", False)],
+        [("2.2 Trees . . . 9", True)],  # a dot-leader line in the body, after the lists
+        [("Contents xv", True), ("Preface 4", True)],  # a running head, then an entry
+    ]
+    assert heading_entries(pages) == [
+        "1 Basics 1",
+        "1.1 Numbers 1",
+        "1.2 Words 2",
+        "2.2 Trees . . . 9",
+        "Preface 4",
+    ]
+
+
+def test_without_contents_an_unnumbered_style_below_the_numbered_ones_goes(
+    tmp_path: Path,
+) -> None:
+    """No printed contents: the unnumbered sub-headings set below every numbered style
+    ("Worked example") are not headings; a document numbering nothing keeps its own."""
+    numbered = ["1 Basics", "1.1 Numbers", "2 More", "2.1 Sets", "3 Last", "3.1 Maps"]
+    plain = [title.split(" ", 1)[1] for title in numbered]
+    for titles in (numbered, plain):
+        pdf = _new_pdf()
+        for chapter, section in zip(titles[::2], titles[1::2], strict=True):
+            pdf.add_page()  # type: ignore[attr-defined]
+            _text(pdf, chapter, 20, "B")
+            _text(pdf, section, 15, "B")
+            _text(pdf, BODY)
+            _text(pdf, "Worked example", 13)
+            _text(pdf, BODY)
+        found = [t for _, t in _atx(_read(tmp_path, pdf))]
+        if titles is numbered:
+            assert found == numbered
+        else:
+            example = "Worked example"
+            assert found == [
+                "Basics",
+                "Numbers",
+                example,
+                "More",
+                "Sets",
+                example,
+                "Last",
+                "Maps",
+                example,
+            ]
+
+
 def test_a_chapter_label_glued_to_its_number_joins_the_title(tmp_path: Path) -> None:
     pdf = _new_pdf()
     for n, title in ((1, "The way of the program"), (2, "Variables")):
@@ -227,3 +399,12 @@ def test_an_unnumbered_line_of_a_numbered_style_needs_the_contents() -> None:
     heads += [_head(2, "2 More"), _head(1, "1.1 Graphs", 11), _head(2, "1.2 Trees", 11)]
     assert drop_unlisted_unnumbered(heads, Listing(contents)) == heads[1:]
     assert drop_unlisted_unnumbered(heads, Listing()) == heads  # no contents: no evidence
+
+
+def test_below_numbered_only_without_the_contents() -> None:
+    heads = [_head(1, "1 Graphs", 15), _head(2, "1.1 Trees", 15), _head(2, "Example", 12)]
+    assert drop_below_numbered(heads, Listing()) == heads[:2]
+    bigger = [*heads[:2], _head(3, "Remark", 18)]  # above a numbered style: not below it
+    assert drop_below_numbered(bigger, Listing()) == bigger
+    listed = Listing(printed_contents(["1 Graphs 1", "1.1 Trees 2"]))
+    assert drop_below_numbered(heads, listed) == heads  # the contents decides

@@ -33,7 +33,7 @@ _TRAILING_NUMBER = re.compile(
 # a number after another number ("Inventories (509) (387) 57"): a row of figures, not
 # a contents entry's page number
 _FIGURES = re.compile(r"[\d)%—–-]\s+\S+$")
-_CONTENTS_TITLE = re.compile(
+CONTENTS_TITLE = re.compile(
     r"^(?:table\s+of\s+)?contents?$|^inhaltsverzeichnis$|^inhalt$|^sommaire$|^table des matières$",
     re.IGNORECASE,
 )
@@ -239,14 +239,14 @@ def _mark_contents(page: _Page, kind_of: Marks) -> None:
     tocish = len(page.dots) + len(page.trailing)
     front = page.number < max(15, page.count // 5)
     p = page.number
-    if tocish >= 4 and tocish / len(page.texts) >= 0.5 and (front or page.titled(_CONTENTS_TITLE)):
+    if tocish >= 4 and tocish / len(page.texts) >= 0.5 and (front or page.titled(CONTENTS_TITLE)):
         marked = sorted({*page.dots, *page.trailing})
         for i in marked:
             kind_of[(p, i)] = "toc"
         for a, b in itertools.pairwise(marked):
             for i in range(a + 1, b):
                 t = page.texts.get(i)
-                if t is not None and len(t) <= 90 and not _CONTENTS_TITLE.match(t):
+                if t is not None and len(t) <= 90 and not CONTENTS_TITLE.match(t):
                     kind_of[(p, i)] = "toc"
     elif len(page.dots) >= 2:
         for i in page.dots:
@@ -280,4 +280,4 @@ def _split(pages: Sequence[Sequence[str]], kind_of: Marks) -> BoilerplateResult:
     return BoilerplateResult(kept=tuple(kept), kept_indices=tuple(kept_idx), removed=tuple(removed))
 
 
-__all__ = ["BoilerplateResult", "detect_boilerplate", "normalize_repeated"]
+__all__ = ["CONTENTS_TITLE", "BoilerplateResult", "detect_boilerplate", "normalize_repeated"]

@@ -10,10 +10,11 @@ own title).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ...text.titles import norm_title
+from ..boilerplate import CONTENTS_TITLE
 
 # an entry's dot leaders and page number ("1.2 Metric spaces . . . . 6", "Preface vii")
 _PAGE_REF = re.compile(r"(?:\s*[.·…])*\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")
@@ -55,6 +56,42 @@ class Contents:
         return number is not None and number in self.numbers
 
 
+# the title of a list of floats: its entries are captions ("2.2 Best Animations . . 10"),
+# whose numbers and words say nothing about the headings
+_FLOATS_TITLE = re.compile(
+    r"^(?:list\s+of\s+(?:figures|tables|listings|algorithms|illustrations|plates|exhibits"
+    r"|examples|code|maps|charts|boxes)|abbildungsverzeichnis|tabellenverzeichnis"
+    r"|table\s+des\s+figures|liste\s+des\s+(?:figures|tableaux))$",
+    re.IGNORECASE,
+)
+
+
+def heading_entries(pages: Iterable[Sequence[tuple[str, bool]]]) -> list[str]:
+    """The contents entries that list headings, from each page's lines in reading order as
+    ``(text, is_entry)``: the entries of a list of figures, tables or listings are left
+    out. Such a list runs from its title (an entry line or not) to a contents title or to
+    the first page holding no entry; a title page of one list may follow another's. The
+    first line of a page reading "Contents xv" is the contents' running head, not an
+    entry listing the contents page (which may be one further down a page)."""
+    out: list[str] = []
+    floats = False
+    for lines in pages:
+        if not any(entry for _, entry in lines):
+            floats = False
+            continue
+        for k, (text, entry) in enumerate(lines):
+            title = " ".join(text.split())
+            if k == 0 and entry and CONTENTS_TITLE.match(_PAGE_REF.sub("", title)):
+                continue
+            if _FLOATS_TITLE.match(title):
+                floats = True
+            elif CONTENTS_TITLE.match(title):
+                floats = False
+            elif entry and not floats:
+                out.append(text)
+    return out
+
+
 def section_number(title: str) -> str | None:
     m = _NUMBER.match(title.strip())
     return m.group(1).upper() if m is not None else None
@@ -87,4 +124,4 @@ def printed_contents(lines: Iterable[str]) -> Contents:
     return Contents(frozenset(keys), frozenset(numbers), frozenset(pages))
 
 
-__all__ = ["Contents", "printed_contents", "section_number"]
+__all__ = ["Contents", "heading_entries", "printed_contents", "section_number"]

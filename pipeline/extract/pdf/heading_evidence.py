@@ -9,7 +9,9 @@ those that are not:
   titles of code listings, a list of problems) is emphasis, not a heading level;
 - the printed contents: when it lists the numbered headings, an unnumbered style set below
   all of them that it never lists holds run-in or starred sub-headings the author left out,
-  and an unnumbered line of a numbered style that it does not list is no heading either.
+  and an unnumbered line of a numbered style that it does not list is no heading either;
+- numbering without a contents: an unnumbered style set below every numbered style holds
+  the same sub-headings (LaTeX bookmarks and lists what it numbers, by default).
 """
 
 from __future__ import annotations
@@ -232,6 +234,22 @@ def drop_below_contents(heads: list[Head], listing: Listing) -> list[Head]:
     return [h for h in heads if not below(h.style) or listing.lists(h)]
 
 
+def drop_below_numbered(heads: list[Head], listing: Listing) -> list[Head]:
+    """Without a printed contents to ask, an unnumbered style set below every numbered
+    style holds sub-headings the author left unnumbered (starred, or below the numbering
+    depth), and an outline leaves those out as a contents does (bookmarks go as deep as
+    the contents): its headings are dropped. A document with no numbered style keeps all."""
+    if covered_styles(heads, listing):
+        return heads  # the contents decides (``drop_below_contents``)
+    count: Counter[Style] = Counter(h.style for h in heads)
+    numbered: Counter[Style] = Counter(h.style for h in heads if section_key(h.text) is not None)
+    styles = [st for st in count if numbered[st] >= NUMBERED_SHARE * count[st]]
+    if not styles:
+        return heads
+    lowest = min(styles)
+    return [h for h in heads if h.style in styles or h.style > lowest]
+
+
 def drop_unlisted_unnumbered(heads: list[Head], listing: Listing) -> list[Head]:
     """Where the printed contents covers a style, an unnumbered heading of a style that is
     mostly numbered is out unless the contents lists it: front matter it lists (a preface)
@@ -256,6 +274,7 @@ __all__ = [
     "Listing",
     "covered_styles",
     "drop_below_contents",
+    "drop_below_numbered",
     "drop_dense_styles",
     "drop_out_of_sequence",
     "drop_unlisted_unnumbered",

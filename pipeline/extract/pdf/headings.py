@@ -23,6 +23,7 @@ from .heading_evidence import (
     Listing,
     covered_styles,
     drop_below_contents,
+    drop_below_numbered,
     drop_dense_styles,
     drop_out_of_sequence,
     drop_unlisted_unnumbered,
@@ -359,15 +360,16 @@ def plan_from_fonts(
     cands = _font_candidates(pages, body)
     if not cands:
         return plan
-    heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)))
+    heads = _chapter_labels(_heads(pages, _group_candidates(pages, cands)), contents)
     heads = _drop_running_heads(_drop_figure_text(heads), pages)
     listing = Listing.of(heads, contents)
     heads = drop_below_contents(_keep_listed(heads, listing), listing)
+    heads = drop_below_numbered(heads, listing)
     heads = drop_unlisted_unnumbered(heads, listing)
     heads = drop_out_of_sequence(drop_dense_styles(heads, listing))
     if len(heads) < min_headings:
         return plan
-    for h, level in _levels(heads, pages):
+    for h, level in _as_tree_depths(_levels(heads, pages)):
         plan.place(h.page, h.line, Placed(level, h.text, span=h.span))
     return plan
 
@@ -528,12 +530,13 @@ def _trailing_label(text: str) -> re.Match[str] | None:
     return m
 
 
-def _chapter_labels(heads: list[Head]) -> list[Head]:
+def _chapter_labels(heads: list[Head], contents: Contents) -> list[Head]:
     """A style whose numbers mostly come after the title (a chapter number or letter,
     each after a different title; front matter unnumbered) prints its labels there (a
     big "1" beside the chapter title): the label goes in front, where numbering is read.
     A series of one title ("Week 1", "Week 2") is left alone. Elsewhere a trailing number
-    of a longer title is a page number or a note mark, dropped."""
+    of a longer title is a page number or a note mark, dropped, unless the printed
+    contents lists the title with it ("Migrating from minted version 2")."""
     titles: dict[tuple[float, bool], list[str]] = {}
     for h in heads:
         m = _trailing_label(h.text)
@@ -554,7 +557,7 @@ def _chapter_labels(heads: list[Head]) -> list[Head]:
         m = _trailing_label(h.text)
         if m is not None and h.style in labels:
             out.append(h._replace(text=f"{m['label']} {m['title']}"))
-        elif len(h.text.split()) > 2:
+        elif len(h.text.split()) > 2 and norm_title(h.text) not in contents.keys:
             out.append(h._replace(text=_TRAILING_NUM.sub("", h.text)))
         else:
             out.append(h)
@@ -650,6 +653,20 @@ def _levels(heads: Sequence[Head], pages: Sequence[Sequence[Line]]) -> list[tupl
         else:
             continue
         out.append((h, max(1, min(level, _MAX_LEVEL))))
+    return out
+
+
+def _as_tree_depths(leveled: list[tuple[Head, int]]) -> list[tuple[Head, int]]:
+    """Each level as the heading's depth in the tree the levels make, as a PDF outline
+    nests its bookmarks: a chapter before the first part has no part above it and is a
+    top entry, a subsection set right under its chapter is the chapter's child."""
+    out: list[tuple[Head, int]] = []
+    open_levels: list[int] = []  # the levels of the headings open above the next one
+    for h, level in leveled:
+        while open_levels and open_levels[-1] >= level:
+            open_levels.pop()
+        open_levels.append(level)
+        out.append((h, len(open_levels)))
     return out
 
 

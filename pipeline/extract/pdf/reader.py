@@ -34,7 +34,7 @@ from ...text.heading_lines import find_headings
 from ..boilerplate import BoilerplateResult, detect_boilerplate
 from ..gfm import pipe_table
 from . import ocr
-from .contents import printed_contents
+from .contents import heading_entries, printed_contents
 from .document import PdfFile, PdfiumFile, open_pdf, open_pypdf
 from .headings import (
     HeadingPlan,
@@ -659,11 +659,24 @@ def _plan_headings(
         plan = plan_from_outline(kept, items)
         if len(plan):
             return _Headings(plan, "outline", len(items))
-    contents = printed_contents(r.text for r in bp.removed if r.kind == "toc")
+    contents = printed_contents(heading_entries(_contents_pages(bp)))
     fonts = plan_from_fonts(kept, contents=contents)
     if len(fonts):
         return _Headings(fonts, "fonts", len(items))
     return _Headings(_heuristic_plan(kept), "heuristic", len(items))
+
+
+def _contents_pages(bp: BoilerplateResult) -> list[list[tuple[str, bool]]]:
+    """Each page's lines in reading order as ``(text, is a contents entry)``: the kept lines
+    and the removed ones, so a list's title tells which entries below it belong to it."""
+    pages: list[list[tuple[int, str, bool]]] = [
+        [(i, text, False) for i, text in zip(idxs, texts, strict=True)]
+        for idxs, texts in zip(bp.kept_indices, bp.kept, strict=True)
+    ]
+    for r in bp.removed:
+        if r.page is not None and r.line is not None and 0 < r.page <= len(pages):
+            pages[r.page - 1].append((r.line, r.text, r.kind == "toc"))
+    return [[(text, entry) for _, text, entry in sorted(lines)] for lines in pages]
 
 
 def _extend_last(pages: tuple[Page, ...], end: int) -> tuple[Page, ...]:
