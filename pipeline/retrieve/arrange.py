@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from functools import lru_cache
 
 from ..index.lexical import DocInfo
 from ..index.words import words
@@ -44,18 +45,23 @@ def series(docs: Sequence[DocInfo], doc_id: str) -> frozenset[str]:
     """``doc_id`` and the documents titled like it: at least half their title and
     file-name words in common, numbers aside ("Acme quarterly report Q1" and "... Q2";
     not a hockey article and a speech)."""
-    titles = {d.doc_id: _title_words(d) for d in docs}
-    mine = titles.get(doc_id, set())
+    titles = _titles(tuple(docs))
+    mine = titles.get(doc_id, frozenset())
     return frozenset(
         d for d, ws in titles.items() if d == doc_id or _jaccard(mine, ws) >= SERIES_OVERLAP
     )
 
 
-def _title_words(d: DocInfo) -> set[str]:
-    return {w for w in words(f"{d.title} {file_stem(d.path)}") if w.isalpha()}
+@lru_cache(maxsize=4)
+def _titles(docs: tuple[DocInfo, ...]) -> dict[str, frozenset[str]]:
+    """Each document's title and file-name words, letters only (once per catalog)."""
+    return {
+        d.doc_id: frozenset(w for w in words(f"{d.title} {file_stem(d.path)}") if w.isalpha())
+        for d in docs
+    }
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 0.0
 
 

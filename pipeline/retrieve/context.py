@@ -239,27 +239,36 @@ class Packer:
         self, sec: StoredChunk, a: int, b: int, terms: frozenset[str], snippets: list[StoredChunk]
     ) -> tuple[Span, int] | None:
         """The sentences of ``[a, b)`` around its best one, as many as the budget left
-        holds, and their cost; None when not even the best one fits."""
-        cuts = sentences(sec.span(a, b))
+        holds, and their cost; None when not even the best one fits. Grown on the
+        sentences' own counts (each counted once), then checked as a whole."""
+        cuts = [(a + s, a + e) for s, e in sentences(sec.span(a, b))]
         if not cuts:
             return None
-        hits = [len(terms & set(words(sec.span(a + s, a + e)))) for s, e in cuts]
+        hits = [len(terms.intersection(words(sec.span(*c)))) for c in cuts]
+        sizes = [self.counter.count(sec.span(*c)) for c in cuts]
+        cite_tokens = self.counter.count(header(99, self.citation(sec, a, b, snippets)))
+        left = self.budget - self.used - cite_tokens
         lo = hi = max(range(len(cuts)), key=lambda i: (hits[i], -i))
-        best: tuple[Span, int] | None = None
+        used = sizes[lo]
         while True:
-            span = (a + cuts[lo][0], a + cuts[hi][1])
-            t = self.cost(sec, *span, snippets)
-            if self.used + t > self.budget:
-                return best
-            best = span, t
             before = hits[lo - 1] if lo > 0 else -1
             after = hits[hi + 1] if hi + 1 < len(cuts) else -1
-            if before < 0 and after < 0:
-                return best
-            if after >= before:
-                hi += 1
+            nxt = hi + 1 if after >= before else lo - 1
+            if max(before, after) < 0 or used + sizes[nxt] > left:
+                break
+            used += sizes[nxt]
+            lo, hi = min(lo, nxt), max(hi, nxt)
+        while True:  # the whole may count a little more than its parts
+            span = (cuts[lo][0], cuts[hi][1])
+            t = self.cost(sec, *span, snippets)
+            if self.used + t <= self.budget:
+                return span, t
+            if lo == hi:
+                return None
+            if hits[lo] < hits[hi]:
+                lo += 1
             else:
-                lo -= 1
+                hi -= 1
 
     def widen(self) -> None:
         """Grow items to their whole section (what of it is free), best first."""
