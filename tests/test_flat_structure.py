@@ -398,3 +398,41 @@ def test_chapters_listed_under_parts_rank_below_them() -> None:
     assert [level for _, level in found] == [1, 2, 2, 1, 2, 2, 2]
     assert found[0][0] == "Part I."  # the contents' own "PART I." line is no heading
     assert found[1][0] == "CHAPTER I. Festival Customs."  # a short title the contents names
+
+
+def _article(heads: list[str]) -> str:
+    """Paragraphs of prose, each of ``heads`` standing alone between two of them."""
+    return "".join(f"{PROSE}\n\n{h}\n\n" for h in heads) + PROSE + "\n"
+
+
+def test_a_line_wholly_in_parentheses_or_brackets_is_no_heading() -> None:
+    asides = ["(223 KB EPS).", "(2,954 KB TIFF).", "[Illustration]", "(Applause.)"]
+    text = _article(["Materials and Methods", *asides, "Results", "Costs (Draft)"])
+    assert [t for t, _ in _found(text)] == ["Materials and Methods", "Results", "Costs (Draft)"]
+
+
+def test_a_speaker_line_is_dialogue_not_a_heading() -> None:
+    text = _article(["MR. SMITH: NO.", "THE CHAIR: (Laughter.)", "AUDIENCE MEMBER: YES!"])
+    assert _found(text) == []
+    # a numbered heading with a colon is still one
+    assert _found(_article(["CHAPTER I: THE END.", "Part II: The Return"])) == [
+        ("CHAPTER I: THE END.", 2),
+        ("Part II: The Return", 1),
+    ]
+
+
+def test_a_line_ending_in_a_stage_direction_is_no_heading() -> None:
+    text = _article(["We Shall Overcome (Applause.)", "Thank You All (Inaudible.)"])
+    assert _found(text) == []
+    budget = "The Budget (Continued)"
+    assert [t for t, _ in _found(_article([budget]))] == [budget]
+
+
+def test_a_label_joined_with_its_title_is_no_longer_than_a_heading() -> None:
+    long = "EXTRAORDINARY CIRCUMSTANCES SURROUNDING UNPRECEDENTED DISAPPEARANCES"
+    short = "THE OLD MINT"
+    text = f"{PROSE}\n\nCHAPTER IV.\n\n{long}\n{long}\n\n\n{PROSE}\n\n"
+    text += f"CHAPTER V.\n\n{short}\n\n\n{PROSE}\n"
+    titles = [h.title for h in find_heading_lines(text.split("\n"))]
+    assert titles == ["CHAPTER IV.", f"CHAPTER V. {short}"]
+
