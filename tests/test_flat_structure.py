@@ -7,6 +7,8 @@ bare numerals in sequence, index lines with page numbers, and underlined heading
 from __future__ import annotations
 
 from pipeline.extract.text import flat_text_document
+from pipeline.model import Document
+from pipeline.parse.document import parse
 from pipeline.text.heading_lines import find_heading_lines, find_headings
 from pipeline.text.toc import running_lines
 
@@ -436,3 +438,22 @@ def test_a_label_joined_with_its_title_is_no_longer_than_a_heading() -> None:
     titles = [h.title for h in find_heading_lines(text.split("\n"))]
     assert titles == ["CHAPTER IV.", f"CHAPTER V. {short}"]
 
+
+def test_a_stray_underline_under_a_paragraph_makes_no_heading_in_unmarked_markdown() -> None:
+    caption = "Figure S1 The curves represent steady-state concentrations of the protein as"
+    formula = f"{caption}\nfunctions of the strength of stimulation, curve a.\n12\n =\n"
+    text = _article(["Materials and Methods", "Results"]) + "\n" + formula + "\n" + PROSE + "\n"
+    parsed = parse(Document(text, "notes.md"))
+    assert [b.title for b in parsed.blocks if b.kind == "heading"] == [
+        "Materials and Methods",
+        "Results",
+    ]
+
+
+def test_a_guessed_heading_inside_unmarked_markdown_is_not_its_title() -> None:
+    text = _article(["Materials and Methods", "Results", "Discussion"])
+    assert parse(Document(text, "/data/pubmed.md")).title == "pubmed"
+    opening = "Malaria Expression Profiles\n\n" + text
+    assert parse(Document(opening, "/data/pubmed.md")).title == "Malaria Expression Profiles"
+    marked = f"{PROSE}\n\n# Expression Profiles\n\n{text}"  # one markdown heading: no guess
+    assert parse(Document(marked, "/data/pubmed.md")).title == "Expression Profiles"
