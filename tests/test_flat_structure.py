@@ -2,7 +2,9 @@
 that runs across an RFC's page break, right-aligned contents numbers, a list of short lines
 that is no heading run, code and prose that are no contents block, the Project Gutenberg
 header and licence that hold no headings, a numbering line joined with its title line,
-bare numerals in sequence, index lines with page numbers, and underlined headings."""
+bare numerals in sequence, index lines with page numbers, underlined headings; and, from
+chunking-eval's unmarked markdown corpora, asides and dialogue that are no headings, a stray
+setext underline, and guessed headings that are no title."""
 
 from __future__ import annotations
 
