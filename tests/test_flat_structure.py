@@ -2,11 +2,15 @@
 that runs across an RFC's page break, right-aligned contents numbers, a list of short lines
 that is no heading run, code and prose that are no contents block, the Project Gutenberg
 header and licence that hold no headings, a numbering line joined with its title line,
-bare numerals in sequence, index lines with page numbers, and underlined headings."""
+bare numerals in sequence, index lines with page numbers, underlined headings; and, from
+chunking-eval's unmarked markdown corpora, asides and dialogue that are no headings, a stray
+setext underline, and guessed headings that are no title."""
 
 from __future__ import annotations
 
 from pipeline.extract.text import flat_text_document
+from pipeline.model import Document
+from pipeline.parse.document import parse
 from pipeline.text.heading_lines import find_heading_lines, find_headings
 from pipeline.text.toc import running_lines
 
@@ -398,3 +402,60 @@ def test_chapters_listed_under_parts_rank_below_them() -> None:
     assert [level for _, level in found] == [1, 2, 2, 1, 2, 2, 2]
     assert found[0][0] == "Part I."  # the contents' own "PART I." line is no heading
     assert found[1][0] == "CHAPTER I. Festival Customs."  # a short title the contents names
+
+
+def _article(heads: list[str]) -> str:
+    """Paragraphs of prose, each of ``heads`` standing alone between two of them."""
+    return "".join(f"{PROSE}\n\n{h}\n\n" for h in heads) + PROSE + "\n"
+
+
+def test_a_line_wholly_in_parentheses_or_brackets_is_no_heading() -> None:
+    asides = ["(223 KB EPS).", "(2,954 KB TIFF).", "[Illustration]", "(Applause.)"]
+    text = _article(["Materials and Methods", *asides, "Results", "Costs (Draft)"])
+    assert [t for t, _ in _found(text)] == ["Materials and Methods", "Results", "Costs (Draft)"]
+
+
+def test_a_speaker_line_is_dialogue_not_a_heading() -> None:
+    text = _article(["MR. SMITH: NO.", "THE CHAIR: (Laughter.)", "AUDIENCE MEMBER: YES!"])
+    assert _found(text) == []
+    # a numbered heading with a colon is still one
+    assert _found(_article(["CHAPTER I: THE END.", "Part II: The Return"])) == [
+        ("CHAPTER I: THE END.", 2),
+        ("Part II: The Return", 1),
+    ]
+
+
+def test_a_line_ending_in_a_stage_direction_is_no_heading() -> None:
+    text = _article(["We Shall Overcome (Applause.)", "Thank You All (Inaudible.)"])
+    assert _found(text) == []
+    budget = "The Budget (Continued)"
+    assert [t for t, _ in _found(_article([budget]))] == [budget]
+
+
+def test_a_label_joined_with_its_title_is_no_longer_than_a_heading() -> None:
+    long = "EXTRAORDINARY CIRCUMSTANCES SURROUNDING UNPRECEDENTED DISAPPEARANCES"
+    short = "THE OLD MINT"
+    text = f"{PROSE}\n\nCHAPTER IV.\n\n{long}\n{long}\n\n\n{PROSE}\n\n"
+    text += f"CHAPTER V.\n\n{short}\n\n\n{PROSE}\n"
+    titles = [h.title for h in find_heading_lines(text.split("\n"))]
+    assert titles == ["CHAPTER IV.", f"CHAPTER V. {short}"]
+
+
+def test_a_stray_underline_under_a_paragraph_makes_no_heading_in_unmarked_markdown() -> None:
+    caption = "Figure S1 The curves represent steady-state concentrations of the protein as"
+    formula = f"{caption}\nfunctions of the strength of stimulation, curve a.\n12\n =\n"
+    text = _article(["Materials and Methods", "Results"]) + "\n" + formula + "\n" + PROSE + "\n"
+    parsed = parse(Document(text, "notes.md"))
+    assert [b.title for b in parsed.blocks if b.kind == "heading"] == [
+        "Materials and Methods",
+        "Results",
+    ]
+
+
+def test_a_guessed_heading_inside_unmarked_markdown_is_not_its_title() -> None:
+    text = _article(["Materials and Methods", "Results", "Discussion"])
+    assert parse(Document(text, "/data/pubmed.md")).title == "pubmed"
+    opening = "Malaria Expression Profiles\n\n" + text
+    assert parse(Document(opening, "/data/pubmed.md")).title == "Malaria Expression Profiles"
+    marked = f"{PROSE}\n\n# Expression Profiles\n\n{text}"  # one markdown heading: no guess
+    assert parse(Document(marked, "/data/pubmed.md")).title == "Expression Profiles"

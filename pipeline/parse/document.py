@@ -17,7 +17,7 @@ from ..shared.config import ChunkConfig
 from ..text.heading_lines import MIN_HEADINGS, TITLE_SEARCH_LINES, title_line
 from ..text.titles import same_words
 from .blocks import parse_markdown
-from .headings import apply_heuristics, parse_text
+from .headings import apply_heuristics, parse_text, stray_setext
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +65,13 @@ def parse(doc: Document, config: ChunkConfig | None = None) -> ParsedDocument:
         blocks, starts = parse_markdown(src, mdx=uses_mdx(doc, config))
         n_headings = sum(1 for b in blocks if b.kind == "heading")
         mode = doc.heading_mode or ("markdown" if n_headings >= MIN_HEADINGS else "heuristic")
-        if doc.heading_mode is None and mode == "heuristic":
+        heuristic = doc.heading_mode is None and mode == "heuristic"
+        # no markup at all (a stray setext underline aside): the heuristics guess every heading
+        guessed = heuristic and all(stray_setext(b).kind != "heading" for b in blocks)
+        if heuristic:
             blocks = apply_heuristics(src, blocks)
     else:
+        guessed = False
         given = doc.heading_mode is not None
         blocks, starts, atx = parse_text(src, heuristics=False if given else None)
         mode = doc.heading_mode or ("markdown" if atx >= MIN_HEADINGS else "heuristic")
@@ -76,7 +80,7 @@ def parse(doc: Document, config: ChunkConfig | None = None) -> ParsedDocument:
         frontmatter = _read_frontmatter(src[blocks[0].start : blocks[0].end])
         if config.frontmatter == "strip":
             frontmatter = None
-    title = _document_title(doc, src, blocks, frontmatter)
+    title = _document_title(doc, src, blocks, frontmatter, guessed=guessed)
     sections, section_of = _heading_sections(blocks, title, config.heading_depth)
     return ParsedDocument(
         src=src,
@@ -119,16 +123,30 @@ def _jsonable(value: Any) -> Any:
 
 
 def _document_title(
-    doc: Document, src: str, blocks: Sequence[Block], frontmatter: Mapping[str, Any] | None
+    doc: Document,
+    src: str,
+    blocks: Sequence[Block],
+    frontmatter: Mapping[str, Any] | None,
+    *,
+    guessed: bool = False,
 ) -> str:
+    """Frontmatter's title, the extractor's, a flat text's title line, else the first
+    top-level heading. A markdown file with no markup at all, whose headings the
+    heuristics ``guessed``, is read as flat text: its title line, or a heading only when
+    one opens it (one deep inside, "(223 KB EPS)." or "Materials and Methods", heads a
+    part, and a wrong title is worse than the file's name)."""
     if frontmatter and isinstance(frontmatter.get("title"), str) and frontmatter["title"].strip():
         return str(frontmatter["title"]).strip()
     if doc.title:
         return doc.title
-    first = title_line(src.split("\n", TITLE_SEARCH_LINES)) if doc.markup == "text" else None
+    text_title = doc.markup == "text" or guessed  # a flat text, marked up or not
+    first = title_line(src.split("\n", TITLE_SEARCH_LINES)) if text_title else None
     if first is not None:
         return first[1]
     headings = [b for b in blocks if b.kind == "heading"]
+    if guessed:
+        body = [b for b in blocks if b.kind != "frontmatter"]
+        headings = body[:1] if body and body[0].kind == "heading" else []
     for b in headings:
         if b.level == 1 and b.title:
             return b.title

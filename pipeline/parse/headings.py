@@ -9,6 +9,7 @@ from array import array
 from ..model import Block, BlockKind
 from ..text.fences import find_fences
 from ..text.heading_lines import ATX, MIN_HEADINGS, find_headings
+from ..text.labels import MAX_HEADING_CHARS
 from ..text.lines import line_index, line_starts, trim_end
 
 _PIPE_TABLE = re.compile(
@@ -101,13 +102,22 @@ def _emit(src: str, start: int, end: int, starts: array[int], out: list[Block]) 
 
 
 def apply_heuristics(src: str, blocks: list[Block]) -> list[Block]:
-    """Single-line paragraphs that ``find_headings`` names become heading blocks."""
+    """Single-line paragraphs that ``find_headings`` names become heading blocks; a
+    setext heading no heading could be (see ``stray_setext``) becomes a paragraph."""
     found = {i + 1: (level, title) for i, level, title in find_headings(src.split("\n"))}
-    if not found:
-        return blocks
-    out = list(blocks)
+    out = [stray_setext(b) for b in blocks]
     for idx, b in enumerate(blocks):
         hit = found.get(b.line_start) if b.line_start == b.line_end else None
         if b.kind == "paragraph" and hit is not None:
             out[idx] = Block("heading", b.start, b.end, b.line_start, b.line_end, *hit)
     return out
+
+
+def stray_setext(b: Block) -> Block:
+    """A markdown heading underlined (setext) whose text runs over more than one line or
+    past a heading's length, in a text with too few markdown headings to be marked up:
+    a paragraph over a stray ``=`` or ``-`` line (a formula's, a rule's), not a heading."""
+    setext = b.kind == "heading" and b.line_end > b.line_start
+    if setext and (b.line_end - b.line_start > 1 or len(b.title) > MAX_HEADING_CHARS):
+        return Block("paragraph", b.start, b.end, b.line_start, b.line_end)
+    return b

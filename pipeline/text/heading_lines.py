@@ -12,7 +12,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from .fences import fenced_lines
-from .labels import bare_numeral, label_keyword, label_only, numeral_sequences, title_after
+from .labels import (
+    MAX_HEADING_CHARS,
+    bare_numeral,
+    label_keyword,
+    label_only,
+    numeral_sequences,
+    title_after,
+)
 from .titles import same_words, title_case
 from .toc import TocEntry, find_toc, is_prose, running_lines, standalone
 from .underlines import underlined_headings
@@ -36,7 +43,12 @@ _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
 _QUOTED_SENTENCE = re.compile(r"[.!?][\"”’']$")
 _PAGE_REFERENCE = re.compile(r",\s*\d{1,4}(?:[-–]\d{1,4})?$")
 _END_PUNCT = (".", ",", ";", ":", "!", "?", "—", "-", '"', "”", ")")
-MAX_HEADING_CHARS = 90
+# "THE PRESIDENT: That's the proposal.", "MR. SMITH: (Laughter.)": a speaker's name in
+# capitals, a colon, then what is said (a sentence or a stage direction)
+_SPEAKER = re.compile(r"(?:[A-Z][A-Z'’.\-]*\s+){0,3}[A-Z][A-Z'’.\-]+:\s+(?:\(|.*[.!?)\"”]$)")
+# "... the wealthy. (Applause.)": a line that ends in a parenthetical sentence
+_STAGE_DIRECTION = re.compile(r"\([^()]*[.!?]\)[.!?]?$")
+_CLOSERS = {"(": ")", "[": "]"}
 MIN_HEADINGS = 3  # fewer markdown (ATX) headings than this: the heuristics decide
 MAX_HEADING_WORDS = 12
 
@@ -56,6 +68,8 @@ def heading_level(line: str) -> tuple[int, str] | None:
         return 1, text
     if _CHAPTER.match(text):
         return 2, text
+    if enclosed(text) or _SPEAKER.match(text) or _STAGE_DIRECTION.search(text):
+        return None  # "(223 KB EPS).", "[Illustration]", dialogue: asides, not titles
     m = _NUMBERED.match(text)
     if m and title_case(m.group(2)) and not m.group(2).rstrip().endswith((".", ",", ";")):
         return min(6, m.group(1).count(".") + 2), text
@@ -75,6 +89,22 @@ def heading_level(line: str) -> tuple[int, str] | None:
     if len(words) <= 8 and title_case(text) and words[0][:1].isupper():
         return 3, text
     return None
+
+
+def enclosed(text: str) -> bool:
+    """Whether a line is wholly in parentheses or brackets (a trailing period aside):
+    "(223 KB EPS).", "(Applause.)", "[Illustration]" are asides, never titles; "(a) Scope"
+    is not enclosed."""
+    body = text.rstrip(".,;:!?")
+    closer = _CLOSERS.get(body[:1])
+    if closer is None:
+        return False
+    depth = 0
+    for k, ch in enumerate(body):
+        depth += (ch == body[0]) - (ch == closer)
+        if depth == 0:
+            return k == len(body) - 1
+    return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ LABEL = re.compile(
     rf"(?P<num>\d{{1,3}}|{_ROMAN}|(?i:the\s+(?:{_ORDINALS}))|(?i:{_NUMBER_WORDS}))\.?$"
 )
 MAX_TITLE_CHARS = 80
+MAX_HEADING_CHARS = 90  # any heading line, a label joined with its title too
 _OPENING = "\"“‘'(["  # a title may open with a quotation mark: "THE RESCUE OF THE PRINCESS"
 MAX_TITLE_WORDS = 12
 MAX_BLANKS = 3  # blank lines allowed between a label and its title
@@ -109,8 +110,8 @@ def title_after(lines: Sequence[str], i: int, *, named: bool = False) -> Joined 
     if any(row.startswith("  ") or len(row.strip()) > MAX_TITLE_CHARS for row in rows):
         return None
     text = " ".join(row.strip() for row in rows)
-    if label_only(text):
-        return None
+    if label_only(text) or len(f"{lines[i].strip()} {text}") > MAX_HEADING_CHARS:
+        return None  # a label over a caption paragraph: joined, no heading's length
     bare = text.strip("_*")
     if len(bare.split()) > MAX_TITLE_WORDS * len(rows) or not bare.lstrip(_OPENING)[:1].isupper():
         return None
