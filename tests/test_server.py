@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,22 @@ def test_server_down_is_a_clear_error() -> None:
     )
     with pytest.raises(StoreError, match="did not answer"):
         down.call("probe", lambda: down.client.collections.retrieve(), attempts=2)
+
+
+def test_retries_0_means_one_attempt() -> None:
+    """A user who sets ``retries: 0`` is told at once that the server does not answer:
+    no retry of the client's, and none of the store's with its back-off (1 + 2 + 4 s)."""
+    down = Store(ServerSettings(nodes=(Node("127.0.0.1", 1),), api_key="k", retries=0))
+    tries: list[float] = []
+
+    def probe() -> object:
+        tries.append(time.monotonic())
+        return down.client.collections.retrieve()
+
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="did not answer after 1 try"):
+        down.call("probe", probe)
+    assert len(tries) == 1 and time.monotonic() - started < 1.0
 
 
 def test_settings_from_env_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
