@@ -327,6 +327,28 @@ def test_import_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_a_missing_model_is_said_without_loading_the_runtime(tmp_path: Path) -> None:
+    """No weights where the model is looked for: said at once, without importing the ONNX
+    runtime and its kin (~1 s of CPU that every `folio status`, `ingest` and `retrieve`
+    paid for nothing)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pipeline.embed import load_embedder\n"
+        "from pipeline.errors import DenseUnavailableError\n"
+        "try:\n"
+        f"    load_embedder(Path({str(tmp_path / 'none')!r}))\n"
+        "except DenseUnavailableError as exc:\n"
+        "    print('refused:', exc)\n"
+        "heavy = {'onnxruntime', 'onnx', 'safetensors', 'tokenizers', 'sympy'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    refused, loaded = out.stdout.strip().splitlines()
+    assert refused.startswith("refused: model directory") and "lacks" in refused, refused
+    assert loaded == "[]"
+
+
 # ---------------------------------------------------------------- windows and batches
 
 
