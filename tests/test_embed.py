@@ -301,6 +301,16 @@ def test_missing_model_is_reported(tmp_path: Path) -> None:
     assert dense_available(tmp_path / "nowhere") is False
 
 
+def test_a_model_directory_that_cannot_be_read_is_reported(tmp_path: Path) -> None:
+    """A directory whose files cannot even be looked at (no permission, as for `nobody`
+    in the hostile ingest test; here a name too long for the file system) is a
+    DenseUnavailableError naming it, not an OSError out of the ingest."""
+    unreadable = tmp_path / ("x" * 300)
+    with pytest.raises(DenseUnavailableError, match="cannot read the model directory"):
+        load_embedder(unreadable, cache_dir=tmp_path / "cache")
+    assert dense_available(unreadable) is False
+
+
 def test_unsupported_pooling_is_refused(tiny: Path, tmp_path: Path) -> None:
     import shutil
 
