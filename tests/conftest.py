@@ -38,16 +38,11 @@ def typesense_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[server.
         server.stop(home)
 
 
-@pytest.fixture()
-def store(
-    typesense_home: server.RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Store]:
-    """A store on the session server with no collections or aliases left over; state
-    written beside it (the lexical side index) goes to a fresh ``FOLIO_HOME``."""
-    monkeypatch.setenv("FOLIO_HOME", str(tmp_path / "folio-state"))
+def clean_store(running: server.RunningServer) -> Store:
+    """A store on ``running`` with no collections or aliases left over."""
     settings = ServerSettings(
-        nodes=(typesense_home.node,),
-        api_key=typesense_home.api_key,
+        nodes=(running.node,),
+        api_key=running.api_key,
         retries=1,
         retry_interval_seconds=0.2,
     )
@@ -56,7 +51,37 @@ def store(
         s.client.aliases[alias["name"]].delete()
     for coll in s.client.collections.retrieve():
         s.client.collections[coll["name"]].delete()
-    yield s
+    return s
+
+
+@pytest.fixture()
+def store(
+    typesense_home: server.RunningServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Store]:
+    """A store on the session server with no collections or aliases left over; state
+    written beside it (the lexical side index) goes to a fresh ``FOLIO_HOME``."""
+    monkeypatch.setenv("FOLIO_HOME", str(tmp_path / "folio-state"))
+    yield clean_store(typesense_home)
+
+
+@pytest.fixture(scope="module")
+def module_store(
+    typesense_home: server.RunningServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Store]:
+    """``store`` and ``folio_env`` for a whole module whose tests only read a library
+    that its own module-scoped fixture ingests once (not once per test). The module's
+    environment is what the per-test fixtures give: its own ``FOLIO_HOME``, the session
+    server for `folio` processes, no embedding model, no user config."""
+    home = tmp_path_factory.mktemp("module-home")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FOLIO_HOME", str(home / "folio-state"))
+        mp.setenv("TYPESENSE_URL", typesense_home.node.url())
+        mp.setenv("TYPESENSE_API_KEY", typesense_home.api_key)
+        mp.setenv(vectors.MODEL_ENV, str(home / "no-embedding-model"))
+        mp.setattr(vectors, "_loaded", {})
+        mp.setenv("XDG_CONFIG_HOME", str(home / "user-config"))
+        mp.delenv("FOLIO_CONFIG", raising=False)
+        yield clean_store(typesense_home)
 
 
 @pytest.fixture()

@@ -33,6 +33,40 @@ def folio(
     )
 
 
+def folio_each(
+    env: dict[str, str], *commands: tuple[str, ...], timeout: float = 120
+) -> list[subprocess.CompletedProcess[str]]:
+    """``folio ARGS`` for each of ``commands``, each a process of its own as ``folio``
+    runs it, all started at once: commands that do not depend on each other (readers)
+    overlap on the cores instead of queueing behind each other's start-up. Output is
+    decoded as strict UTF-8 (invalid output fails here); results in ``commands`` order."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "pipeline", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
+        for args in commands
+    ]
+    runs = []
+    try:
+        for proc in procs:
+            out, err = proc.communicate(timeout=timeout)
+            runs.append(
+                subprocess.CompletedProcess(
+                    proc.args, proc.returncode, out.decode("utf-8"), err.decode("utf-8")
+                )
+            )
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return runs
+
+
 def assert_invariants(
     src: str, chunks: list[Chunk], config: ChunkConfig | None = None, markup: str = "markdown"
 ) -> None:

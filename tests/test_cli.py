@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .helpers import folio_each
+
 ROOT = Path(__file__).parent.parent
 
 
@@ -208,16 +210,20 @@ def test_extract_outline_and_chunk_agree_on_every_format(tmp_path: Path) -> None
         FIXTURES / "pdflatex-outline.pdf",
         FIXTURES / "childrens-literature.epub",
     ]
-    out = folio("outline", "--json", *map(str, files))
+    out, *runs = folio_each(
+        dict(os.environ),
+        ("outline", "--json", *map(str, files)),
+        *[(command, str(path)) for path in files for command in ("extract", "chunk")],
+    )
     assert out.returncode == 0, out.stderr
     trees = json.loads(out.stdout)
     assert [t["source"] for t in trees] == [str(f.resolve()) for f in files]
-    for path, tree in zip(files, trees, strict=True):
-        text = folio("extract", str(path)).stdout
+    for path, tree, extract, chunk in zip(files, trees, runs[::2], runs[1::2], strict=True):
+        text = extract.stdout
         atx = [(len(m.group(1)), m.group(2)) for m in re.finditer(r"(?m)^(#{1,6}) +(.+?) *$", text)]
         heads = [(h["level"], h["title"]) for h in tree["headings"]]
         assert heads == atx, path.name
-        chunks = [json.loads(line) for line in folio("chunk", str(path)).stdout.splitlines()]
+        chunks = [json.loads(line) for line in chunk.stdout.splitlines()]
         crumbs = {tuple(c["breadcrumb"]) for c in chunks if c["tier"] == "section"}
         assert crumbs <= {tuple(h["breadcrumb"]) for h in tree["headings"]} | {(tree["title"],)}
         assert tree["sections"] == sum(1 for c in chunks if c["tier"] == "section")

@@ -23,8 +23,15 @@ from pipeline.index.store import Store
 from pipeline.shared.config import make_config
 from pipeline.shared.limits import Limits
 
+from .helpers import folio_each
+
 ROOT = Path(__file__).parent.parent
 PDFS = ROOT / "tests" / "fixtures" / "extract"
+
+
+def folio_all(*commands: tuple[str, ...]) -> list[subprocess.CompletedProcess[str]]:
+    """``folio`` as below for each of ``commands``, all at once (see helpers.folio_each)."""
+    return folio_each({**os.environ, "COLUMNS": "80"}, *commands, timeout=180)
 
 
 def folio(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess[str]:
@@ -102,18 +109,24 @@ def library(store: Store, tmp_path: Path, folio_env: Path) -> Library:
 
 
 def test_filter_values_are_checked_with_a_suggestion(library: Library) -> None:
-    for args, words in (
-        (["--hint", "tabel"], ("did you mean 'table'", "prose, table, code")),
-        (["--format", "docx"], ("unknown format 'docx'", "pdf, epub, markdown")),
-    ):
-        for command in (["search", "functor"], ["retrieve", "functor"]):
-            run = folio(*command, *args)
-            assert run.returncode == 2, (args, run.stdout)
-            assert all(w in run.stderr for w in words), run.stderr
-    run = folio("search", "functor", "--tier", "sectoin")
-    assert run.returncode == 2 and "did you mean 'section'" in run.stderr, run.stderr
-    run = folio("search", "functor", "--pages", "10", "5")
-    assert run.returncode == 2 and "page range 10 to 5 is empty" in run.stderr
+    cases = [
+        ((*command, *args), words)
+        for args, words in (
+            (("--hint", "tabel"), ("did you mean 'table'", "prose, table, code")),
+            (("--format", "docx"), ("unknown format 'docx'", "pdf, epub, markdown")),
+        )
+        for command in (("search", "functor"), ("retrieve", "functor"))
+    ]
+    *runs, tier, pages = folio_all(
+        *(args for args, _ in cases),
+        ("search", "functor", "--tier", "sectoin"),
+        ("search", "functor", "--pages", "10", "5"),
+    )
+    for (args, words), run in zip(cases, runs, strict=True):
+        assert run.returncode == 2, (args, run.stdout)
+        assert all(w in run.stderr for w in words), run.stderr
+    assert tier.returncode == 2 and "did you mean 'section'" in tier.stderr, tier.stderr
+    assert pages.returncode == 2 and "page range 10 to 5 is empty" in pages.stderr
 
 
 def test_doc_takes_a_prefix_or_a_path_and_explains_an_ambiguous_one(
@@ -122,28 +135,34 @@ def test_doc_takes_a_prefix_or_a_path_and_explains_an_ambiguous_one(
     lib = library
     docs = lib.documents()
     first = docs[0]
-    for doc in (first.doc_id[:12], first.path):
-        run = folio("search", "functor", "--doc", doc, "--json")
-        assert run.returncode == 0, run.stderr
-        hits = json.loads(run.stdout)["hits"]
-        assert hits and {h["doc_id"] for h in hits} == {first.doc_id}
-        run = folio("retrieve", "functor", "--doc", doc, "--json")
-        assert {i["citation"]["doc_id"] for i in json.loads(run.stdout)["items"]} == {first.doc_id}
     starts = [d.doc_id[0] for d in docs]
     shared = next(c for c in starts if starts.count(c) > 1)
-    for command in (["search", "functor", "--doc", shared], ["delete", shared]):
-        run = folio(*command)
+    ways = (first.doc_id[:12], first.path)
+    *found, search_shared, delete_shared, outline = folio_all(
+        *[(command, "functor", "--doc", doc, "--json") for doc in ways
+          for command in ("search", "retrieve")],
+        ("search", "functor", "--doc", shared),
+        ("delete", shared),
+        ("outline", first.doc_id[:8]),
+    )  # fmt: skip
+    for search, retrieve in zip(found[::2], found[1::2], strict=True):
+        assert search.returncode == 0, search.stderr
+        hits = json.loads(search.stdout)["hits"]
+        assert hits and {h["doc_id"] for h in hits} == {first.doc_id}
+        items = json.loads(retrieve.stdout)["items"]
+        assert {i["citation"]["doc_id"] for i in items} == {first.doc_id}
+    for run in (search_shared, delete_shared):
         assert run.returncode != 0 and "is the start of" in run.stderr, run.stderr
         assert "give more characters" in flat(run.stderr)
     assert len(lib.documents()) == 17  # the ambiguous delete removed nothing
-    run = folio("outline", first.doc_id[:8])
+    run = outline
     assert run.returncode == 0, run.stderr
     assert f"{first.path}: {first.title} (3 headings)" in flat(run.stdout), run.stdout
 
 
 def test_paging_past_the_end_says_how_many_results(library: Library) -> None:
-    found = json.loads(folio("search", "functor", "--json").stdout)["found"]
-    run = folio("search", "functor", "--page", "50")
+    listed, run = folio_all(("search", "functor", "--json"), ("search", "functor", "--page", "50"))
+    found = json.loads(listed.stdout)["found"]
     assert run.returncode == 0
     assert f"Page 50 is past the end: {found} results" in run.stdout, run.stdout
     assert "No results" not in run.stdout
@@ -183,14 +202,16 @@ def test_an_empty_library_and_an_empty_folder_say_what_to_do(
 def test_show_prints_a_chunk_with_its_citation(library: Library) -> None:
     hits = json.loads(folio("search", "functor", "--tier", "section", "--json").stdout)["hits"]
     hit = hits[0]
-    run = folio("show", hit["id"])
+    run, as_json, missing = folio_all(
+        ("show", hit["id"]), ("show", hit["id"], "--json"), ("show", "no-such-id")
+    )
     assert run.returncode == 0, run.stderr
     name = Path(hit["source"]).name
     assert f"{' > '.join(hit['breadcrumb'])} — {name}" in run.stdout
     assert "A functor maps" in run.stdout and hit["id"] in run.stdout
-    shown = json.loads(folio("show", hit["id"], "--json").stdout)
+    shown = json.loads(as_json.stdout)
     assert shown["citation"]["source"] == hit["source"] and shown["chunk"]["id"] == hit["id"]
-    run = folio("show", "no-such-id")
+    run = missing
     assert run.returncode == 2 and "no section or snippet with id no-such-id" in run.stderr
 
 
@@ -202,17 +223,18 @@ def test_docs_and_status_fit_80_columns_with_json_for_both(
     book = deep / "the-collected-works-of-a-very-long-file-name.md"
     book.write_text("# An Extremely Long Title For A Book About Functors And More\n\ntext\n")
     assert folio("ingest", str(deep)).returncode == 0
-    docs = folio("docs")
+    docs, docs_json, status, status_json = folio_all(
+        ("docs",), ("docs", "--json"), ("status",), ("status", "--json")
+    )
     lines = docs.stdout.splitlines()
     assert lines and all(len(line) <= 80 for line in lines), docs.stdout
     assert "complete" in docs.stdout and book.name in docs.stdout and "…" in docs.stdout
-    record = json.loads(folio("docs", "--json").stdout)[0]
+    record = json.loads(docs_json.stdout)[0]
     assert record["path"] == str(book) and record["status"] == "complete"
-    status = folio("status")
     assert status.returncode == 0, status.stderr
     assert all(len(line) <= 80 for line in status.stdout.splitlines()), status.stdout
     assert "{" not in status.stdout and "files:    1 complete" in status.stdout
-    info = json.loads(folio("status", "--json").stdout)
+    info = json.loads(status_json.stdout)
     assert info["sections"] >= 1 and info["files"] == {"complete": 1}
 
 

@@ -301,6 +301,16 @@ def test_missing_model_is_reported(tmp_path: Path) -> None:
     assert dense_available(tmp_path / "nowhere") is False
 
 
+def test_a_model_directory_that_cannot_be_read_is_reported(tmp_path: Path) -> None:
+    """A directory whose files cannot even be looked at (no permission, as for `nobody`
+    in the hostile ingest test; here a name too long for the file system) is a
+    DenseUnavailableError naming it, not an OSError out of the ingest."""
+    unreadable = tmp_path / ("x" * 300)
+    with pytest.raises(DenseUnavailableError, match="cannot read the model directory"):
+        load_embedder(unreadable, cache_dir=tmp_path / "cache")
+    assert dense_available(unreadable) is False
+
+
 def test_unsupported_pooling_is_refused(tiny: Path, tmp_path: Path) -> None:
     import shutil
 
@@ -325,6 +335,28 @@ def test_import_is_light() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_missing_model_is_said_without_loading_the_runtime(tmp_path: Path) -> None:
+    """No weights where the model is looked for: said at once, without importing the ONNX
+    runtime and its kin (~1 s of CPU that every `folio status`, `ingest` and `retrieve`
+    paid for nothing)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from pipeline.embed import load_embedder\n"
+        "from pipeline.errors import DenseUnavailableError\n"
+        "try:\n"
+        f"    load_embedder(Path({str(tmp_path / 'none')!r}))\n"
+        "except DenseUnavailableError as exc:\n"
+        "    print('refused:', exc)\n"
+        "heavy = {'onnxruntime', 'onnx', 'safetensors', 'tokenizers', 'sympy'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    refused, loaded = out.stdout.strip().splitlines()
+    assert refused.startswith("refused: model directory") and "lacks" in refused, refused
+    assert loaded == "[]"
 
 
 # ---------------------------------------------------------------- windows and batches

@@ -13,6 +13,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from .helpers import folio_each
+
 ROOT = Path(__file__).parent.parent
 BAD = b"bad\xff\xfename.md"
 
@@ -46,16 +48,18 @@ def test_a_name_that_is_not_utf8_is_indexed_and_listed(folio_env: Path, tmp_path
     code, out, err = folio(env, "ingest", str(lib), "--json")
     assert code == 0 and json.loads(out)["unchanged"] == [quoted, str(lib / "good.md")], err
 
-    code, out, err = folio(env, "docs", "--json")
-    assert code == 0, err
-    assert {d["path"] for d in json.loads(out)} == {quoted, str(lib / "good.md")}
-    code, out, err = folio(env, "search", "quokkas", "--json")
-    assert code == 0 and json.loads(out)["hits"][0]["source"] == quoted, err
-    for args in (("search", "quokkas"), ("docs",), ("retrieve", "quokkas", "--budget", "200")):
-        code, out, err = folio(env, *args)
-        assert code == 0 and "Traceback" not in err, (args, err)
+    shown = (("search", "quokkas"), ("docs",), ("retrieve", "quokkas", "--budget", "200"))
+    docs, found, *readers = folio_each(
+        env, ("docs", "--json"), ("search", "quokkas", "--json"), *shown
+    )
+    assert docs.returncode == 0, docs.stderr
+    assert {d["path"] for d in json.loads(docs.stdout)} == {quoted, str(lib / "good.md")}
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["hits"][0]["source"] == quoted
+    for args, run in zip(shown, readers, strict=True):
+        assert run.returncode == 0 and "Traceback" not in run.stderr, (args, run.stderr)
         if args[0] != "search":  # which shows no paths
-            assert "bad\\xff\\xfename.md" in out, args
+            assert "bad\\xff\\xfename.md" in run.stdout, args
 
     os.remove(bad)
     code, out, err = folio(env, "ingest", str(lib), "--prune", "--json")

@@ -23,12 +23,14 @@ QUESTION = "sidenotes margin figures"
 BUDGET = 1200
 
 
-@pytest.fixture()
-def library(store: Store, folio_env: Path, tmp_path: Path) -> Library:
+@pytest.fixture(scope="module")
+def library(module_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Library:
+    """Ingested once: the tests only read it."""
+    folder = tmp_path_factory.mktemp("lib")
     for name in ("rust-ownership.md", "tufte-sample-book.pdf"):
-        shutil.copy(ROOT / "examples" / "library" / name, tmp_path / name)
-    lib = Library(store)
-    assert not lib.ingest([tmp_path], options=IngestOptions(workers=1)).failed
+        shutil.copy(ROOT / "examples" / "library" / name, folder / name)
+    lib = Library(module_store)
+    assert not lib.ingest([folder], options=IngestOptions(workers=1)).failed
     return lib
 
 

@@ -28,10 +28,11 @@ EXAMPLES = ROOT / "examples" / "library"
 T = TypeVar("T")
 
 
-@pytest.fixture()
-def library(store: Store, folio_env: Path, tmp_path: Path) -> Store:
-    lib = tmp_path / "lib"
-    lib.mkdir()
+@pytest.fixture(scope="module")
+def library(module_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """Ingested once: every test here only reads it."""
+    store = module_store
+    lib = tmp_path_factory.mktemp("lib")
     for name in ("rust-ownership.md", "rust-operators.md"):
         shutil.copy(EXAMPLES / name, lib / name)
     assert not ingest([str(lib)], make_config(), store, IngestOptions(workers=1)).failed

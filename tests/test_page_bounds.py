@@ -32,10 +32,11 @@ T = TypeVar("T")
 HANGING = (2**31, 2**32 - 1)  # pages Typesense 0.24.1 never answers
 
 
-@pytest.fixture()
-def library(store: Store, folio_env: Path, tmp_path: Path) -> Library:
-    lib = tmp_path / "lib"
-    lib.mkdir()
+@pytest.fixture(scope="module")
+def library(module_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Library:
+    """Ingested once: every test here only reads it."""
+    store = module_store
+    lib = tmp_path_factory.mktemp("lib")
     shutil.copy(ROOT / "examples" / "library" / "rust-ownership.md", lib / "rust-ownership.md")
     library = Library(store)
     assert not library.ingest([lib], options=IngestOptions(workers=1)).failed

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from pathlib import Path
 
 import pypdf
 import pytest
@@ -62,16 +61,17 @@ def test_printed_labels_of_a_range(
     assert _cited(_map(labels), *span).endswith(f"doc.pdf, {printed}")
 
 
-@pytest.fixture()
-def library(store: Store, folio_env: Path, tmp_path: Path) -> Library:
+@pytest.fixture(scope="module")
+def library(module_store: Store, tmp_path_factory: pytest.TempPathFactory) -> Library:
     """The Tufte sample book as it is (its labels are its page numbers), and a copy with
-    its front matter numbered i–iv and its body from 1."""
+    its front matter numbered i–iv and its body from 1. Ingested once: the tests only
+    read it."""
+    store = module_store
     reader = pypdf.PdfReader(TUFTE)
     writer = pypdf.PdfWriter(clone_from=reader)
     writer.set_page_label(0, 3, style=PageLabelStyle.LOWERCASE_ROMAN, start=1)
     writer.set_page_label(4, len(reader.pages) - 1, style=PageLabelStyle.DECIMAL, start=1)
-    lib = tmp_path / "lib"
-    lib.mkdir()
+    lib = tmp_path_factory.mktemp("lib")
     writer.write(lib / "relabelled.pdf")
     shutil.copy(TUFTE, lib / "tufte.pdf")
     library = Library(store)

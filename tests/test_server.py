@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,8 @@ from pipeline.errors import ConfigError, StoreError
 from pipeline.index import server
 from pipeline.index.settings import Node, ServerSettings, load_server_settings
 from pipeline.index.store import Store
+
+from .helpers import folio_each
 
 
 def test_session_server_is_reused_and_key_is_private(
@@ -59,6 +62,22 @@ def test_server_down_is_a_clear_error() -> None:
         down.call("probe", lambda: down.client.collections.retrieve(), attempts=2)
 
 
+def test_retries_0_means_one_attempt() -> None:
+    """A user who sets ``retries: 0`` is told at once that the server does not answer:
+    no retry of the client's, and none of the store's with its back-off (1 + 2 + 4 s)."""
+    down = Store(ServerSettings(nodes=(Node("127.0.0.1", 1),), api_key="k", retries=0))
+    tries: list[float] = []
+
+    def probe() -> object:
+        tries.append(time.monotonic())
+        return down.client.collections.retrieve()
+
+    started = time.monotonic()
+    with pytest.raises(StoreError, match="did not answer after 1 try"):
+        down.call("probe", probe)
+    assert len(tries) == 1 and time.monotonic() - started < 1.0
+
+
 def test_settings_from_env_and_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TYPESENSE_URL", raising=False)
     monkeypatch.delenv("TYPESENSE_API_KEY", raising=False)
@@ -93,10 +112,12 @@ def test_admin_key_never_in_argv_output_or_logs(tmp_path: Path) -> None:
     root = Path(__file__).parent.parent
     outputs = []
     try:
-        for args in (["ingest", str(lib)], ["status"], ["docs"], ["search", "text"],
-                     ["server", "status"], ["-v", "retrieve", "text", "--budget", "200"]):
-            run = subprocess.run([sys.executable, "-m", "pipeline", *args], capture_output=True,
-                                 text=True, env=env, cwd=root, timeout=120)
+        ingest = subprocess.run([sys.executable, "-m", "pipeline", "ingest", str(lib)],
+                                capture_output=True, text=True, env=env, cwd=root, timeout=120)
+        assert ingest.returncode == 0, ingest.stderr
+        outputs.append(ingest.stdout + ingest.stderr)
+        for run in folio_each(env, ("status",), ("docs",), ("search", "text"),
+                              ("server", "status"), ("-v", "retrieve", "text", "--budget", "200")):
             assert run.returncode == 0, run.stderr
             outputs.append(run.stdout + run.stderr)
         key = (home / "api-key").read_text().strip()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline.cli.terminal import markup, plain
 
-from .helpers import folio
+from .helpers import folio, folio_each
 
 ROOT = Path(__file__).parent.parent
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: write "evil" to the clipboard
@@ -47,21 +47,22 @@ def test_documents_cannot_drive_the_terminal(folio_env: Path, tmp_path: Path) ->
     assert ingest.returncode == 1, ingest.stderr  # the PDF failed, and was reported
     assert "a [/red] bad.pdf" in ingest.stderr and "Traceback" not in ingest.stderr
     shown: dict[str, str] = {}  # stdout by command: the retrieve is checked again below
-    for args in (
+    readers = (
         ("search", "lantern"),
         ("search", "[/red]"),
         ("retrieve", "lantern", "--budget", "400"),
         ("docs",),
         ("status",),
-    ):
-        run = folio(env, *args)
+    )
+    *runs, as_json = folio_each(env, *readers, ("retrieve", "lantern", "--budget", "400", "--json"))
+    for args, run in zip(readers, runs, strict=True):
         assert run.returncode == 0, (args, run.stderr)
         assert "Traceback" not in run.stderr, (args, run.stderr)
         assert no_escapes(run.stdout + run.stderr), (args, run.stdout)
         shown[args[0]] = run.stdout
     assert "Clipboard ]52;c;ZXZpbA==heading" in shown["retrieve"]  # shown, defused
 
-    exact = json.loads(folio(env, "retrieve", "lantern", "--budget", "400", "--json").stdout)
+    exact = json.loads(as_json.stdout)
     assert any(CLIPBOARD in item["text"] for item in exact["items"])
 
 

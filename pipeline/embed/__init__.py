@@ -75,8 +75,8 @@ def dense_available(model_dir: Path | None = None) -> bool:
     try:
         from .model import find_model
 
+        find_model(model_dir)  # first: it needs none of the modules (see load_embedder)
         _require_modules()
-        find_model(model_dir)
     except Exception:  # promised never to raise
         return False
     return True
@@ -101,12 +101,15 @@ def load_embedder(
         raise ValueError(f"window must be one of {WINDOWS}, got {window!r}")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    from .model import find_model, read_config
+
+    # The weights first: finding them is a look at some files, while the modules below
+    # take ~1 s of CPU to import, which a library without a model need not pay.
+    files = find_model(model_dir)
     _require_modules()
     from .build import BuildOptions, ensure_model
-    from .model import find_model, read_config
     from .runtime import OnnxEmbedder, open_session, open_tokenizer
 
-    files = find_model(model_dir)
     config = read_config(files)
     built = ensure_model(files, cache_dir or _default_cache_dir(), BuildOptions(precision))
     tokenizer, cls_id, sep_id = open_tokenizer(files.tokenizer)

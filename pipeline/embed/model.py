@@ -72,7 +72,12 @@ class ModelFiles:
 
 
 def _missing(directory: Path) -> list[str]:
-    return [name for name in REQUIRED_FILES if not (directory / name).is_file()]
+    try:
+        return [name for name in REQUIRED_FILES if not (directory / name).is_file()]
+    except OSError as exc:  # no permission to look (is_file answers only "no such file")
+        raise DenseUnavailableError(
+            f"cannot read the model directory {directory}: {exc.strerror}"
+        ) from exc
 
 
 def find_model(model_dir: Path | None = None) -> ModelFiles:

@@ -150,7 +150,9 @@ class Store:
     # -- plumbing --------------------------------------------------------------------------
     def call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:
         """Run a client call; transient failures (connection, timeout, 5xx, no leader)
-        are retried with backoff, then reported without the API key."""
+        are retried with backoff, then reported without the API key. At most
+        ``retries + 1`` attempts: a user who sets ``retries: 0`` is told at once."""
+        attempts = max(1, min(attempts, self.settings.retries + 1))
         delay = 1.0
         for attempt in range(1, attempts + 1):
             try:
@@ -161,7 +163,8 @@ class Store:
                 if attempt == attempts:
                     where = ", ".join(n.url() for n in self.nodes)
                     raise StoreError(
-                        f"{what}: Typesense at {where} did not answer after {attempts} tries "
+                        f"{what}: Typesense at {where} did not answer after {attempts} "
+                        f"{'try' if attempts == 1 else 'tries'} "
                         f"({type(exc).__name__}: {exc})"
                     ) from exc
                 log.warning("%s: %s; retrying in %.0fs", what, type(exc).__name__, delay)
