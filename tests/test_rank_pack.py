@@ -177,6 +177,23 @@ def test_left_budget_takes_the_best_sentences_of_a_snippet_that_did_not_fit() ->
     assert piece.citation.char_start >= len(FIRST) + 2  # nothing of the first item again
 
 
+def test_a_piece_does_not_end_inside_a_code_block() -> None:
+    # The best sentence, then a fenced block whose closing line would not fit.
+    prose = " ".join(f"Line {n} talks of other things." for n in range(30))
+    code = "\n".join(f"let x{n} = {n};" for n in range(30))
+    body = f"{prose}\n\nThe zebra crossing holds 17 stripes.\n\n```rust\n{code}\n```\n"
+    sec = section(body, start=0)
+    whole = StoredChunk("b", "d", "t", "x.md", "s", ("t",), None, None, 0, len(body), body)
+    packer = Packer(10**6, Estimator("prose"), {})
+    start = body.index("The zebra")
+    packer.budget = packer.cost(sec, start, body.index("let x5"), [whole])  # half the block
+    got = packer.window(sec, 0, len(body), frozenset(query_words("zebra stripes")), [whole])
+    assert got is not None
+    text = sec.span(*got[0])
+    assert "The zebra crossing holds 17 stripes." in text
+    assert "```" not in text
+
+
 def test_too_little_left_adds_nothing() -> None:
     packer, _ = packed(MIN_PIECE - 1)
     packer.fill(frozenset(query_words("zebra stripes")))

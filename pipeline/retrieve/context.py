@@ -250,16 +250,10 @@ class Packer:
         sizes = [self.counter.count(sec.span(*c)) for c in cuts]
         cite_tokens = self.counter.count(header(99, self.citation(sec, a, b, snippets)))
         left = self.budget - self.used - cite_tokens
-        lo = hi = max(range(len(cuts)), key=lambda i: (hits[i], -i))
-        used = sizes[lo]
-        while True:
-            before = hits[lo - 1] if lo > 0 else -1
-            after = hits[hi + 1] if hi + 1 < len(cuts) else -1
-            nxt = hi + 1 if after >= before else lo - 1
-            if max(before, after) < 0 or used + sizes[nxt] > left:
-                break
-            used += sizes[nxt]
-            lo, hi = min(lo, nxt), max(hi, nxt)
+        best = max(range(len(cuts)), key=lambda i: (hits[i], -i))
+        lo, hi = _grow(hits, sizes, best, left)
+        while lo < hi and _open_fence(sec.span(cuts[lo][0], cuts[hi][1])):
+            lo, hi = (lo, hi - 1) if hi > best else (lo + 1, hi)  # no half a code block
         while True:  # the whole may count a little more than its parts
             span = (cuts[lo][0], cuts[hi][1])
             t = self.cost(sec, *span, snippets)
@@ -392,6 +386,30 @@ def _is_row(line: str) -> bool:
 def _is_caption(line: str) -> bool:
     text = line.strip()
     return bool(text) and len(text) <= 200 and not _is_row(text)
+
+
+def _grow(hits: Sequence[int], sizes: Sequence[int], best: int, left: int) -> Span:
+    """The run of sentences ``[lo, hi]`` from ``best`` outwards, the neighbour sharing
+    more terms first (the following one on a tie), while their sizes sum to ``left``."""
+    lo = hi = best
+    used = sizes[best]
+    while True:
+        before = hits[lo - 1] if lo > 0 else -1
+        after = hits[hi + 1] if hi + 1 < len(hits) else -1
+        nxt = hi + 1 if after >= before else lo - 1
+        if max(before, after) < 0 or used + sizes[nxt] > left:
+            return lo, hi
+        used += sizes[nxt]
+        lo, hi = min(lo, nxt), max(hi, nxt)
+
+
+_FENCE = re.compile(r"^\s{0,3}(?:```|~~~)", re.M)
+
+
+def _open_fence(text: str) -> bool:
+    """``text`` opens a fenced code block it does not close (or closes one it did not
+    open): cut there, the rest of a context would read as code."""
+    return len(_FENCE.findall(text)) % 2 == 1
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*")
