@@ -1,5 +1,5 @@
 """The order in which ranked snippets enter a context: for a question about several
-periods of what it names, one named document after another before any repeats."""
+periods, one after another of the documents it is about before any repeats."""
 
 from __future__ import annotations
 
@@ -31,10 +31,12 @@ SERIES_OVERLAP = 0.5  # Jaccard of title words for two documents to be of one se
 
 
 def covered(docs: Sequence[DocInfo], query: str, top: str | None) -> frozenset[str]:
-    """The documents a question about several periods is about: the ones it names when
-    it names several; when it names none, the series of ``top`` (the best-ranked
-    document): "How have net sales changed over the reported quarters?" in a library of
-    one company's reports."""
+    """The documents a question about several periods is about (none for any other
+    question): the ones it names when it names any; when it names none, the series of
+    ``top``, the best-ranked document ("How have net sales changed over the reported
+    quarters?" in a library of one company's reports)."""
+    if not spans_periods(query):
+        return frozenset()
     chosen = named(docs, query)
     if chosen or top is None:
         return chosen
@@ -89,11 +91,10 @@ def arrange(ranked: Sequence[Ranked], query: str, scope: Collection[str] = ()) -
     """The order in which the ranked snippets enter a context: as ranked, or, for a
     question about several periods of the documents in ``scope`` (``covered``), those
     documents' snippets one document at a time, ahead of the rest (docugami-10q
-    Multi-Doc, tuning half: the context held
-    every filing the answer needs for 54% of questions at 4,000 tokens, 77% after; report
-    half 64% -> 82%). Grouping by section instead was measured and lost (figure recall 43
-    -> 29 on the tuning half): a long section's many weak snippets outweighed the one that
-    answers.
+    Multi-Doc, tuning half: the context held every filing the answer needs for 54% of
+    questions at 4,000 tokens, 77% after; report half 64% -> 82%). Grouping by section
+    instead was measured and lost (figure recall 43 -> 29 on the tuning half): a long
+    section's many weak snippets outweighed the one that answers.
 
     Only the documents in scope are spread: "How many new jobs were created in the first
     three years mentioned in the address?" is about one speech, and spreading it over
