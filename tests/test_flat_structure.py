@@ -459,3 +459,32 @@ def test_a_guessed_heading_inside_unmarked_markdown_is_not_its_title() -> None:
     assert parse(Document(opening, "/data/pubmed.md")).title == "Malaria Expression Profiles"
     marked = f"{PROSE}\n\n# Expression Profiles\n\n{text}"  # one markdown heading: no guess
     assert parse(Document(marked, "/data/pubmed.md")).title == "Expression Profiles"
+
+
+def test_parts_numbered_by_ordinal_words_rank_above_their_chapters() -> None:
+    # "Part First." is a division label as "Part I." is; a bare "First." stays no label
+    body = ""
+    for part, title in (("Part First.", "Voice"), ("Part Second.", "Gesture")):
+        body += f"\n\n\n\n{part}\n\n{title}\n\n\n\n"
+        for n in ("I", "II"):
+            body += f"\n\n\nChapter {n}.\n\nOf the Matter in Hand.\n\n\n{PROSE}\n\n{PROSE}\n"
+    found = _titles(f"A Treatise\n\n{PROSE}\n{body}\n\nFirst.\n\n{PROSE}\n")
+    assert found[0] == ("Part First. Voice", 1)
+    assert [level for _, level in found] == [1, 2, 2, 1, 2, 2]
+
+
+def test_a_part_ranks_above_the_chapters_printed_at_its_indentation() -> None:
+    # the contents sets parts and chapters flush left and indents the chapters' own
+    # sections: indentation alone would put parts and chapters on one level
+    entries = [("Part First.", []), ("Chapter I. The Bases.", ["Of Number.", "Of Form."])]
+    entries += [("Chapter II. The Method.", []), ("Part Second.", [])]
+    entries += [("Chapter III. The Remains.", ["Of Colour.", "Of Sound."])]
+    contents = "Contents.\n\n" + "".join(
+        f"{head}\n" + "".join(f"    {s}\n" for s in subs) + "\n" for head, subs in entries
+    )
+    body = "".join(
+        f"\n\n\n{head}\n\n\n{PROSE}\n" + "".join(f"\n\n{s}\n\n{PROSE}\n" for s in subs)
+        for head, subs in entries
+    )
+    found = _titles(f"A Treatise\n\n{PROSE}\n\n{contents}\n\n{body}")
+    assert [level for _, level in found] == [1, 2, 3, 3, 2, 1, 2, 3, 3]

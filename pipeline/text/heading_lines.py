@@ -31,10 +31,11 @@ _NUMBER_WORDS = (
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
 )
 _ORDINALS = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
-# the divisions above chapters: "Part II", "BOOK THE FIRST", "Volume 2", "EPOCH THE THIRD."
+# the divisions above chapters: "Part II", "BOOK THE FIRST", "Part First.", "Volume 2",
+# "EPOCH THE THIRD."
 _PART = re.compile(
     r"(?i:part|book|volume|epoch)\s+"
-    rf"(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS})|(?i:the\s+(?:{_ORDINALS})))\b[.:]?(?:\s.*)?$"
+    rf"(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS})|(?i:(?:the\s+)?(?:{_ORDINALS})))\b[.:]?(?:\s.*)?$"
 )
 _CHAPTER = re.compile(
     rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
@@ -386,7 +387,11 @@ def _toc_ranks(toc: list[TocEntry]) -> list[int]:
     ``_right_aligned``), else by the pattern family of its title (entries of no numbered
     family rank with the shallowest one, numbered ones under parts as chapters)."""
     if len({e.indent for e in toc}) > 1 and not _right_aligned(toc):
-        return [e.indent for e in toc]
+        # a part sits above the chapters printed at its own indentation ("Part Fourth."
+        # then "Chapter I." both flush left, sub-entries indented under the chapters)
+        keys = [(e.indent, _PART.match(e.title) is None) for e in toc]
+        dense = {k: n for n, k in enumerate(sorted(set(keys)))}
+        return [dense[k] for k in keys]
     families = [_family(e.title) for e in toc]
     if 1 in families:  # numbered entries under parts ("PART II." then "III. FAIRIES") are chapters
         families = [

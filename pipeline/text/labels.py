@@ -26,7 +26,9 @@ _NUMBER_WORDS = (
 _KEYWORD = r"chapter|chap\.|book|part|epoch|canto|stave|letter|lecture|section|appendix|volume"
 LABEL = re.compile(
     rf"(?i:(?P<kw>{_KEYWORD})\s+)?"
-    rf"(?P<num>\d{{1,3}}|{_ROMAN}|(?i:the\s+(?:{_ORDINALS}))|(?i:{_NUMBER_WORDS}))\.?$"
+    rf"(?P<num>\d{{1,3}}|{_ROMAN}|(?i:the\s+(?:{_ORDINALS}))|(?i:{_NUMBER_WORDS})"
+    # a bare ordinal only after a keyword: "Part First." is a label, "First." is not
+    rf"|(?(kw)(?i:{_ORDINALS})|(?!)))\.?$"
 )
 MAX_TITLE_CHARS = 80
 MAX_HEADING_CHARS = 90  # any heading line, a label joined with its title too
