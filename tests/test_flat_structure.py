@@ -488,3 +488,30 @@ def test_a_part_ranks_above_the_chapters_printed_at_its_indentation() -> None:
     )
     found = _titles(f"A Treatise\n\n{PROSE}\n\n{contents}\n\n{body}")
     assert [level for _, level in found] == [1, 2, 3, 3, 2, 1, 2, 3, 3]
+
+
+def test_contents_entries_with_page_numbers_keep_the_block_past_run_in_headings() -> None:
+    # six entries name run-in sub-headings ("_Colour._--The ware ..."), no line of their
+    # own: their page numbers still mark them contents lines, so the block goes on
+    run_in = ["Preliminary", "How found", "Material", "Manufacture", "Colour", "Use"]
+    contents = "CONTENTS.\n\n  Introduction          3\n      Geography         3\n"
+    contents += "      Peoples           5\n  Pottery               9\n"
+    contents += "".join(f"          {t:<20}{10 + n}\n" for n, t in enumerate(run_in))
+    contents += "      Painted ware       20\n      Unpainted ware     30\n  Index  40\n"
+    body = "".join(
+        f"\n\n\n{head}\n\n{PROSE}\n"
+        for head in ("INTRODUCTION.", "GEOGRAPHY.", "PEOPLE.[3]", "POTTERY.")
+    )
+    body += "".join(f"\n_{t}._--{PROSE}\n" for t in run_in)
+    body += "".join(f"\n\n\n{head}\n\n{PROSE}\n" for head in ("PAINTED WARE.", "UNPAINTED WARE."))
+    body += f"\n\n\nINDEX.\n\n{PROSE}\n"
+    found = _titles(f"Ancient Art\n\n{PROSE}\n\n\n{contents}\n\n\n{body}")
+    assert found == [
+        ("INTRODUCTION.", 1),
+        ("GEOGRAPHY.", 2),
+        ("PEOPLE.[3]", 2),  # "Peoples" names it: a plural and a footnote mark aside
+        ("POTTERY.", 1),
+        ("PAINTED WARE.", 2),
+        ("UNPAINTED WARE.", 2),
+        ("INDEX.", 1),
+    ]

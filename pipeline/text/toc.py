@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .furniture import is_page_number
-from .titles import norm_title
+from .titles import entry_key
 
 MAX_ENTRY_CHARS = 100
 MAX_LABELLED_CHARS = 160  # a numbered entry's title may run long
@@ -127,7 +127,7 @@ def _blocks(
     where: dict[str, list[int]] = {}
     for i in range(start, len(lines)):
         if standalone(lines, i) and entry_length(lines[i]) and i not in listed:
-            where.setdefault(norm_title(lines[i]), []).append(i)
+            where.setdefault(entry_key(lines[i]), []).append(i)
     blocks = []
     i = start
     while i < len(lines):
@@ -166,7 +166,7 @@ def _block(
         blanks = 0
         if not entry_length(text) or is_prose(text):
             break
-        key = norm_title(entry_title(text))
+        key = entry_key(entry_title(text))
         if key in keys and standalone(lines, j):
             break  # the body has begun: a heading an entry named
         if key and any(k > j + 1 for k in where.get(key, ())):
@@ -178,9 +178,12 @@ def _block(
             continue
         elif not hits or misses >= MAX_MISSES:
             break
-        else:
+        elif _LEADER.search(lines[j]) is None:
             tried += 1
             misses += 1
+        # else a printed page number marks a contents line whatever the body calls it
+        # (a run-in sub-heading, a reworded title): it neither ends the block nor counts
+        # against its share of entries found
     end = (hits[-1] + 1) if hits else i + 1
     # a block repeating its lines is body text (a refrain), not contents
     distinct = len({lines[h].strip() for h in hits})
@@ -206,7 +209,7 @@ def _targets(
     increasing run, so one entry matched too far ahead cannot hide the rest)."""
     items: list[tuple[int, int]] = []  # (body line, entry); an entry's lines descending
     for n, h in enumerate(hits):
-        later = where[norm_title(entry_title(lines[h].strip()))]
+        later = where[entry_key(entry_title(lines[h].strip()))]
         items.extend((t, n) for t in reversed(later[bisect_right(later, end) :]))
     tails: list[int] = []  # body line ending the best run of each length
     tail_item: list[int] = []
