@@ -515,3 +515,25 @@ def test_contents_entries_with_page_numbers_keep_the_block_past_run_in_headings(
         ("UNPAINTED WARE.", 2),
         ("INDEX.", 1),
     ]
+
+
+def test_a_title_over_an_epigraph_or_set_off_joins_its_label() -> None:
+    # "Prehistoric Monuments; and their Superstitions." is followed by one blank line and
+    # an indented epigraph, not by text; "Witchcraft." and "Editor's Appendix." are short
+    # lines with a period that stand set off as titles ("Some words." is a sentence)
+    epigraph = "    \u201cOf brownyis and of bogillus full is this buke.\u201d\n\n"
+    chapters = [
+        ("CHAPTER III.", "Prehistoric Monuments; and their Superstitions.", epigraph),
+        ("CHAPTER IV.", "Witchcraft.", "\n"),
+        ("CHAPTER V.", "Some words.", ""),
+    ]
+    body = "".join(f"\n\n\n{lab}\n\n{title}\n\n{after}{PROSE}\n" for lab, title, after in chapters)
+    body += f"\n\n\nPART III.\n\nEditor\u2019s Appendix.\n\n\n\nCHAPTER VI.\n\n\n{PROSE}\n"
+    found = _titles(f"Folk-Lore\n\n{PROSE}\n{body}")
+    assert [t for t, _ in found] == [
+        "CHAPTER III. Prehistoric Monuments; and their Superstitions.",
+        "CHAPTER IV. Witchcraft.",
+        "CHAPTER V.",
+        "PART III. Editor\u2019s Appendix.",
+        "CHAPTER VI.",
+    ]

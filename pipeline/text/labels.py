@@ -38,6 +38,7 @@ MAX_BLANKS = 3  # blank lines allowed between a label and its title
 # A title in mixed case that ends with a period has at least this many words ("The Widow
 # and her Child."); a shorter one is a sentence ("More.").
 MIN_PERIOD_WORDS = 3
+EPIGRAPH_INDENT = "    "  # a quotation set under a chapter's title, before its text
 MIN_SEQUENCE = 3  # bare numerals in sequence before they count as chapters
 _ROMAN_VALUES = {"i": 1, "v": 5, "x": 10, "l": 50, "c": 100, "d": 500, "m": 1000}
 
@@ -119,7 +120,9 @@ def title_after(lines: Sequence[str], i: int, *, named: bool = False) -> Joined 
         return None
     if named:
         return Joined(f"{lines[i].strip()} {bare}", j, end)
-    if bare.endswith(".") and not bare.isupper() and len(bare.split()) < MIN_PERIOD_WORDS:
+    short_sentence = bare.endswith(".") and len(bare.split()) < MIN_PERIOD_WORDS
+    set_as_title = title_case(bare) and _set_off(lines, end)  # "Witchcraft.", "Editor's Appendix."
+    if short_sentence and not (bare.isupper() or set_as_title):
         return None  # "More.", "Some words.": a short sentence, not a title
     if end > j and not (bare.isupper() or _set_off(lines, end)):
         return None  # two lines of verse or text under a number, not a wrapped title
@@ -129,9 +132,12 @@ def title_after(lines: Sequence[str], i: int, *, named: bool = False) -> Joined 
 
 
 def _set_off(lines: Sequence[str], j: int) -> bool:
-    """Whether line ``j`` is followed by at least two blank lines: a title set off from
-    the text, as printed editions do; a verse line or a paragraph is followed by one."""
-    return all(k < len(lines) and not lines[k].strip() for k in (j + 1, j + 2))
+    """Whether line ``j`` is followed by at least two blank lines, or by one and an
+    indented epigraph: a title set off from the text, as printed editions do; a verse
+    line or a paragraph is followed by one blank line and flush text."""
+    if j + 2 >= len(lines) or lines[j + 1].strip():
+        return False
+    return not lines[j + 2].strip() or lines[j + 2].startswith(EPIGRAPH_INDENT)
 
 
 def numeral_sequences(values: Sequence[tuple[int, int]]) -> set[int]:
