@@ -537,3 +537,13 @@ def test_a_title_over_an_epigraph_or_set_off_joins_its_label() -> None:
         "PART III. Editor\u2019s Appendix.",
         "CHAPTER VI.",
     ]
+
+
+def test_a_contents_page_column_headed_page_on_its_first_entry_names_it() -> None:
+    stories = ["The Church the Devil Stole", "The Parson and the Clerk", "The Spectre Coach"]
+    contents = "CONTENTS\n\n\n" + "".join(
+        f"  {t:<40}{'_Page_ ' if n == 0 else '       '}{4 + 4 * n}\n" for n, t in enumerate(stories)
+    )
+    body = "".join(f"\n\n\n\n{t.upper()}\n\n\n{PROSE}\n" for t in stories)
+    found = _titles(f"Legend Land\n\n{PROSE}\n\n\n{contents}\n\n{body}")
+    assert [t for t, _ in found] == [t.upper() for t in stories]

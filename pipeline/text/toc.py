@@ -33,7 +33,11 @@ MIN_REPEATS = 4
 _LABELLED = re.compile(
     r"^\s*(?:(?:chapter|chap\.|part|book|section|appendix)\s+\S|\d+(?:\.\d+)*\.?\s)", re.IGNORECASE
 )
-_LEADER = re.compile(r"(?:\s*[.·…]){2,}\s*\S*$|\s{2,}(?:\d{1,4}|[ivxlc]{1,7})$", re.IGNORECASE)
+# dot leaders, or a page number after a gap ("   12", "   xiv", "   _Page_ 4", "   p. 4")
+_LEADER = re.compile(
+    r"(?:\s*[.·…]){2,}\s*\S*$|\s{2,}(?:_?(?:page|p\.)_?\s*)?(?:\d{1,4}|[ivxlc]{1,7})$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
