@@ -488,6 +488,9 @@ def test_a_part_ranks_above_the_chapters_printed_at_its_indentation() -> None:
     )
     found = _titles(f"A Treatise\n\n{PROSE}\n\n{contents}\n\n{body}")
     assert [level for _, level in found] == [1, 2, 3, 3, 2, 1, 2, 3, 3]
+    centred = contents.replace("Part ", "                    Part ")  # parts centred
+    found = _titles(f"A Treatise\n\n{PROSE}\n\n{centred}\n\n{body}")
+    assert [level for _, level in found] == [1, 2, 3, 3, 2, 1, 2, 3, 3]
 
 
 def test_contents_entries_with_page_numbers_keep_the_block_past_run_in_headings() -> None:

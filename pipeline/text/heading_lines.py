@@ -387,9 +387,10 @@ def _toc_ranks(toc: list[TocEntry]) -> list[int]:
     ``_right_aligned``), else by the pattern family of its title (entries of no numbered
     family rank with the shallowest one, numbered ones under parts as chapters)."""
     if len({e.indent for e in toc}) > 1 and not _right_aligned(toc):
-        # a part sits above the chapters printed at its own indentation ("Part Fourth."
-        # then "Chapter I." both flush left, sub-entries indented under the chapters)
-        keys = [(e.indent, _PART.match(e.title) is None) for e in toc]
+        # a part sits above every chapter, whatever the indentation: "Part Fourth." and
+        # "Chapter I." both flush left (sub-entries indented under the chapters), or the
+        # parts centred over flush-left chapters
+        keys = [(_PART.match(e.title) is None, e.indent) for e in toc]
         dense = {k: n for n, k in enumerate(sorted(set(keys)))}
         return [dense[k] for k in keys]
     families = [_family(e.title) for e in toc]
