@@ -550,3 +550,18 @@ def test_a_contents_page_column_headed_page_on_its_first_entry_names_it() -> Non
     body = "".join(f"\n\n\n\n{t.upper()}\n\n\n{PROSE}\n" for t in stories)
     found = _titles(f"Legend Land\n\n{PROSE}\n\n\n{contents}\n\n{body}")
     assert [t for t, _ in found] == [t.upper() for t in stories]
+
+
+def test_file_size_captions_are_no_contents_block() -> None:
+    # a paper's supplementary files: "(A) (216 KB EPS)" over "Click here ...", and the
+    # same captions again later; numbers are no words to match a contents entry on
+    files = "".join(
+        f"({x}) ({n} KB EPS)\nClick here for additional data file.\n\n"
+        for x, n in (("A", 216), ("B", 332), ("C", 97), ("D", 45))
+    )
+    later = "".join(
+        f"\n\n({n}.5 KB EPS).\n\nClick here for additional data file.\n\n{PROSE}\n"
+        for n in (494, 44, 291, 6)
+    )
+    text = f"A Paper\n\n{PROSE}\n\nResults\n\n{PROSE}\n\n{files}\n{PROSE}\n{later}"
+    assert "Click here for additional data file." not in [t for t, _ in _titles(text)]

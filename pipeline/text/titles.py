@@ -25,6 +25,7 @@ def norm_title(text: str) -> str:
     return key or _NON_WORD.sub("", text.casefold())
 
 
+_PLURAL = re.compile(r"\b([^\W\d_]{3,})[sS]\b")  # the word kept as it stands, numbering too
 _FOOTNOTE_MARK = re.compile(r"\s*\[(?:\d{1,3}|[a-z*†‡])\]$", re.IGNORECASE)
 
 
@@ -32,8 +33,7 @@ def entry_key(text: str) -> str:
     """``norm_title`` as a contents entry and the heading it names are compared: a
     trailing footnote mark aside ("STONE.[8]"), and a word's plural "s" ("Peoples" names
     "PEOPLE.")."""
-    words = _NON_WORD.sub(" ", _FOOTNOTE_MARK.sub("", text.strip())).split()
-    return norm_title(" ".join(w[:-1] if len(w) > 3 and w[-1] in "sS" else w for w in words))
+    return norm_title(_PLURAL.sub(r"\1", _FOOTNOTE_MARK.sub("", text.strip())))
 
 
 def same_words(a: str, b: str) -> bool:
