@@ -8,7 +8,7 @@ would; it is scored with the metrics of ``scripts/eval_structure.py``: recall an
 precision of the top two truth levels, breadcrumb (the chunk's own top-two entry) and
 chapter ancestry (the chunk's top-level entry in its breadcrumb).
 
-    python scripts/eval_flat_text.py [--set eval/flat-text] [--half tuning|report]
+    python scripts/eval_flat_text.py [--set eval/flat-text] [--half tuning|report|holdout]
         [--only NAME] [--json out.json]
 
 Truth entries may carry a numbering ``label`` (see eval/flat-text/README.md and
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         default=data_dir() / "dev" / "flat-text" / "docs",
         help="the texts and truth files (data, not in the repository; default: %(default)s)",
     )
-    ap.add_argument("--half", choices=("tuning", "report"), help="score one half only")
+    ap.add_argument("--half", choices=("tuning", "report", "holdout"), help="score one half only")
     ap.add_argument("--only", default="", help="substring of document names to keep")
     ap.add_argument("--json", type=Path, help="write all scores here")
     args = ap.parse_args(argv)
