@@ -12,7 +12,7 @@ from pipeline.extract.text import flat_text_document
 from pipeline.model import Document
 from pipeline.parse.document import parse
 from pipeline.text.heading_lines import find_heading_lines, find_headings
-from pipeline.text.toc import running_lines
+from pipeline.text.toc import find_toc, running_lines
 
 PROSE = " ".join(["The protocol sends each message once and waits for an answer."] * 6)
 
@@ -498,7 +498,7 @@ def test_contents_entries_with_page_numbers_keep_the_block_past_run_in_headings(
     # own: their page numbers still mark them contents lines, so the block goes on
     run_in = ["Preliminary", "How found", "Material", "Manufacture", "Colour", "Use"]
     contents = "CONTENTS.\n\n  Introduction          3\n      Geography         3\n"
-    contents += "      Peoples           5\n  Pottery               9\n"
+    contents += "      People            5\n  Pottery               9\n"
     contents += "".join(f"          {t:<20}{10 + n}\n" for n, t in enumerate(run_in))
     contents += "      Painted ware       20\n      Unpainted ware     30\n  Index  40\n"
     body = "".join(
@@ -512,7 +512,7 @@ def test_contents_entries_with_page_numbers_keep_the_block_past_run_in_headings(
     assert found == [
         ("INTRODUCTION.", 1),
         ("GEOGRAPHY.", 2),
-        ("PEOPLE.[3]", 2),  # "Peoples" names it: a plural and a footnote mark aside
+        ("PEOPLE.[3]", 2),  # "People" names it: a footnote mark aside
         ("POTTERY.", 1),
         ("PAINTED WARE.", 2),
         ("UNPAINTED WARE.", 2),
@@ -565,3 +565,21 @@ def test_file_size_captions_are_no_contents_block() -> None:
     )
     text = f"A Paper\n\n{PROSE}\n\nResults\n\n{PROSE}\n\n{files}\n{PROSE}\n{later}"
     assert "Click here for additional data file." not in [t for t, _ in _titles(text)]
+
+
+def test_only_page_numbers_in_order_carry_a_contents_block_past_unnamed_lines() -> None:
+    def toc_titles(pages: list[int]) -> list[str]:
+        rows = "".join(f"  {w:<30}{p}\n" for w, p in zip(unnamed, pages, strict=True))
+        contents = "".join(f"  {t:<30}{p}\n" for t, p in named[:3]) + rows
+        contents += "".join(f"  {t:<30}{p}\n" for t, p in named[3:])
+        body = "".join(f"\n\n\n{t}\n\n{PROSE}\n" for t, _ in named)
+        lines = f"Contents\n\n{contents}\n\n\n{PROSE}\n{body}".split("\n")
+        return [e.title for e in find_toc(lines)]
+
+    named = [("Alpha Rules", 3), ("Beta Rules", 7), ("Gamma Rules", 9)]
+    named += [("Delta Rules", 60), ("Epsilon Rules", 70)]
+    unnamed = ["Widgets", "Gears", "Bolts", "Nuts", "Pins", "Rods", "Cams"]
+    # run-in sub-headings: their page numbers go on in order, the block goes on
+    assert toc_titles([10, 12, 20, 31, 40, 55, 58]) == [t for t, _ in named]
+    # a table's numbers: out of order, they are misses that end the block
+    assert toc_titles([40, 35, 30, 25, 20, 15, 12]) == [t for t, _ in named[:3]]

@@ -25,15 +25,13 @@ def norm_title(text: str) -> str:
     return key or _NON_WORD.sub("", text.casefold())
 
 
-_PLURAL = re.compile(r"\b([^\W\d_]{3,})[sS]\b")  # the word kept as it stands, numbering too
 _FOOTNOTE_MARK = re.compile(r"\s*\[(?:\d{1,3}|[a-z*†‡])\]$", re.IGNORECASE)
 
 
 def entry_key(text: str) -> str:
     """``norm_title`` as a contents entry and the heading it names are compared: a
-    trailing footnote mark aside ("STONE.[8]"), and a word's plural "s" ("Peoples" names
-    "PEOPLE.")."""
-    return norm_title(_PLURAL.sub(r"\1", _FOOTNOTE_MARK.sub("", text.strip())))
+    trailing footnote mark aside ("Stone" names "STONE.[8]")."""
+    return norm_title(_FOOTNOTE_MARK.sub("", text.strip()))
 
 
 def same_words(a: str, b: str) -> bool:

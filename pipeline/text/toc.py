@@ -154,7 +154,7 @@ def _block(
     """
     hits: list[int] = []
     keys: set[str] = set()
-    tried = tried_at_last = blanks = misses = 0
+    tried = tried_at_last = blanks = misses = page = 0
     for j in range(i, len(lines)):
         text = lines[j].strip()
         if j in furniture:
@@ -178,22 +178,35 @@ def _block(
             hits.append(j)
             keys.add(key)
             tried_at_last, misses = tried, 0
+            page = max(page, page_of(lines[j]) or 0)
         elif is_page_number(text):
             continue
         elif not hits or misses >= MAX_MISSES:
             break
-        elif _LEADER.search(lines[j]) is None:
+        elif (p := page_of(lines[j])) is not None and p >= page:
+            # a printed page number, in order, marks a contents line whatever the body
+            # calls it (a run-in sub-heading, a reworded title): it neither ends the block
+            # nor counts against its share of entries found; numbers out of order are a
+            # table's or a listing's
+            page = p
+        else:
             tried += 1
             misses += 1
-        # else a printed page number marks a contents line whatever the body calls it
-        # (a run-in sub-heading, a reworded title): it neither ends the block nor counts
-        # against its share of entries found
     end = (hits[-1] + 1) if hits else i + 1
     # a block repeating its lines is body text (a refrain), not contents
     distinct = len({lines[h].strip() for h in hits})
     if distinct < MIN_ENTRIES or distinct < MIN_SHARE * tried_at_last:
         return [], end
     return _targets(lines, hits, end, where), end
+
+
+_PAGE_AT_END = re.compile(r"\s{2,}(?:_?(?:page|p\.)_?\s*)?(\d{1,4})$", re.IGNORECASE)
+
+
+def page_of(line: str) -> int | None:
+    """The page number printed at the end of a contents line ("Bronze      49"), if any."""
+    m = _PAGE_AT_END.search(line.rstrip())
+    return int(m.group(1)) if m else None
 
 
 def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:
