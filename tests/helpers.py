@@ -9,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+import pytest
+
 from pipeline import Chunk, ChunkConfig
 from pipeline.chunk.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
@@ -17,6 +19,12 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
 ROOT = Path(__file__).parent.parent
+
+# Tests that hold CPU-bound chunking to a wall-clock limit (a hang, or a slowdown that is
+# not linear) run on one xdist worker, one after another (pyproject.toml: --dist
+# loadgroup): side by side on 2 cores, two of them took three times as long and crossed
+# their limits (md-long-line-8mb its 60 s, link-refs its 15 s).
+TIMED = pytest.mark.xdist_group("wall-clock-limited")
 
 
 def folio(
