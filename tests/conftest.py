@@ -12,6 +12,18 @@ from pipeline.index import server, vectors
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
 
+from . import alone
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """Under pytest-xdist, a test marked ``alone`` runs with no other beside it."""
+    folder = alone.lock_folder(item.config)
+    if folder is None:
+        return (yield)
+    with alone.turn(folder, item.get_closest_marker("alone") is not None):
+        return (yield)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def ctrl_c_reaches_children() -> None:

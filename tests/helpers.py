@@ -21,10 +21,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).parent.parent
 
 # Tests that hold CPU-bound chunking to a wall-clock limit (a hang, or a slowdown that is
-# not linear) run on one xdist worker, one after another (pyproject.toml: --dist
-# loadgroup): side by side on 2 cores, two of them took three times as long and crossed
-# their limits (md-long-line-8mb its 60 s, link-refs its 15 s).
-TIMED = pytest.mark.xdist_group("wall-clock-limited")
+# not linear) run with no other test beside them under pytest-xdist (tests/alone.py).
+TIMED = pytest.mark.alone
 
 
 def folio(
