@@ -583,3 +583,17 @@ def test_only_page_numbers_in_order_carry_a_contents_block_past_unnamed_lines() 
     assert toc_titles([10, 12, 20, 31, 40, 55, 58]) == [t for t, _ in named]
     # a table's numbers: out of order, they are misses that end the block
     assert toc_titles([40, 35, 30, 25, 20, 15, 12]) == [t for t, _ in named[:3]]
+
+
+def test_numbered_titles_with_a_period_are_chapters_only_in_sequence() -> None:
+    days = "".join(
+        f"\n\n\n\n{n}. {d} Day.\n\nOur Great Example\n\n\n{PROSE}\n"
+        for n, d in ((1, "First"), (2, "Second"), (3, "Third"), (4, "Fourth"))
+    )
+    assert [t for t, _ in _titles(f"Morning Bells\n\n{PROSE}\n{days}")] == [
+        f"{n}. {d} Day." for n, d in ((1, "First"), (2, "Second"), (3, "Third"), (4, "Fourth"))
+    ]
+    # two of them are no series, and a numbered sentence is no title
+    pair = f"\n\n\n1. Preface.\n\n{PROSE}\n\n\n2. Notes.\n\n{PROSE}\n"
+    steps = "".join(f"\n\n{n}. Install the package here.\n\n{PROSE}\n" for n in (1, 2, 3))
+    assert _titles(f"A Manual\n\n{PROSE}\n{pair}\n{steps}") == []

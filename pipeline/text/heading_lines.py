@@ -52,6 +52,7 @@ _STAGE_DIRECTION = re.compile(r"\([^()]*[.!?]\)[.!?]?$")
 _CLOSERS = {"(": ")", "[": "]"}
 MIN_HEADINGS = 3  # fewer markdown (ATX) headings than this: the heuristics decide
 MAX_HEADING_WORDS = 12
+MAX_NUMBERED_TITLE_WORDS = 6  # "2. Second Day.": a title; a longer one reads as a sentence
 
 
 def heading_level(line: str) -> tuple[int, str] | None:
@@ -172,6 +173,7 @@ def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, s
     sequence (``labels.numeral_sequences``), at the chapter rank."""
     found: list[tuple[int, int, str]] = []
     numerals: list[tuple[int, int]] = []
+    numbered: list[tuple[int, int]] = []
     for i in range(start, len(lines)):
         if (
             standalone(lines, i)
@@ -186,9 +188,24 @@ def _standalone_headings(lines: list[str], start: int) -> list[tuple[int, int, s
             hit = heading_level(lines[i])
             if hit is not None:
                 found.append((i, hit[0], hit[1]))
-    chapters = numeral_sequences(numerals)
-    found += [(i, 2, lines[i].strip()) for i, _ in numerals if i in chapters]
+            elif (value := numbered_title(lines[i])) is not None:
+                numbered.append((i, value))
+    for series in (numerals, numbered):
+        chapters = numeral_sequences(series)
+        found += [(i, 2, lines[i].strip()) for i, _ in series if i in chapters]
     return _drop_empty(lines, sorted(found))
+
+
+def numbered_title(line: str) -> int | None:
+    """The number of a short Title Case line numbered "N." that ends with a period ("2.
+    Second Day."), else None. Alone such a line may be a list item's sentence; in a
+    sequence (1, 2, 3…, see ``numeral_sequences``) it is a chapter."""
+    m = _NUMBERED.match(line.strip())
+    if m is None or "." in m.group(1):
+        return None
+    title = m.group(2).rstrip()
+    short = len(title.split()) <= MAX_NUMBERED_TITLE_WORDS
+    return int(m.group(1)) if short and title.endswith(".") and title_case(title) else None
 
 
 _SEPARATOR = re.compile(r"[\W_]+")
