@@ -33,10 +33,11 @@ MIN_REPEATS = 4
 _LABELLED = re.compile(
     r"^\s*(?:(?:chapter|chap\.|part|book|section|appendix)\s+\S|\d+(?:\.\d+)*\.?\s)", re.IGNORECASE
 )
+# the gap before a contents line's page number, and the word that may open it ("_Page_ 4")
+_PAGE_GAP = r"\s{2,}(?:_?(?:page|p\.)_?\s*)?"
 # dot leaders, or a page number after a gap ("   12", "   xiv", "   _Page_ 4", "   p. 4")
 _LEADER = re.compile(
-    r"(?:\s*[.·…]){2,}\s*\S*$|\s{2,}(?:_?(?:page|p\.)_?\s*)?(?:\d{1,4}|[ivxlc]{1,7})$",
-    re.IGNORECASE,
+    rf"(?:\s*[.·…]){{2,}}\s*\S*$|{_PAGE_GAP}(?:\d{{1,4}}|[ivxlc]{{1,7}})$", re.IGNORECASE
 )
 
 
@@ -200,7 +201,7 @@ def _block(
     return _targets(lines, hits, end, where), end
 
 
-_PAGE_AT_END = re.compile(r"\s{2,}(?:_?(?:page|p\.)_?\s*)?(\d{1,4})$", re.IGNORECASE)
+_PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}})$", re.IGNORECASE)
 
 
 def page_of(line: str) -> int | None:
