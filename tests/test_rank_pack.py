@@ -136,9 +136,14 @@ def test_fuse_weighs_the_lists_and_keeps_both_signals() -> None:
 
 FIRST = " ".join(f"Sentence {n} of the first part is about rivers and banks." for n in range(40))
 SECOND = " ".join(
-    f"The zebra crossing holds {n} stripes." if n == 17 else f"Line {n} talks of other things."
+    "The zebra crossing holds 17 stripes."
+    if n == 17
+    else "A zebra is a striped animal."
+    if n == 30
+    else f"Line {n} talks of other things."
     for n in range(40)
 )
+ZEBRA = frozenset(query_words("How many stripes has the zebra crossing?"))
 
 
 def two_snippets() -> tuple[StoredChunk, StoredChunk, StoredChunk]:
@@ -153,12 +158,13 @@ def two_snippets() -> tuple[StoredChunk, StoredChunk, StoredChunk]:
 
 
 def packed(extra: int) -> tuple[Packer, StoredChunk]:
-    """The first snippet packed whole, ``extra`` tokens left: too few for the second."""
+    """The first snippet packed whole, ``extra`` tokens left: too few for the second,
+    even cut to its sentences from the first to the last that name a zebra."""
     sec, a, b = two_snippets()
-    probe = Packer(10**6, Estimator("prose"), {})
+    probe = Packer(10**6, Estimator("prose"), {}, ZEBRA)
     budget = probe.cost(sec, a.char_start, a.char_end, [a]) + extra
-    assert extra < probe.cost(sec, b.char_start, b.char_end, [b])
-    packer = Packer(budget, Estimator("prose"), {})
+    assert extra < probe.cost(sec, *probe.trim(sec, (b.char_start, b.char_end)), [b])
+    packer = Packer(budget, Estimator("prose"), {}, ZEBRA)
     for n, s in enumerate((a, b), 1):
         packer.add(s, sec, (n, Ranked(s.id, 1.0 / n, doc_id="d")))
     packer.widen()
@@ -168,7 +174,7 @@ def packed(extra: int) -> tuple[Packer, StoredChunk]:
 def test_left_budget_takes_the_best_sentences_of_a_snippet_that_did_not_fit() -> None:
     packer, sec = packed(120)
     assert len(packer.items) == 1
-    packer.fill(frozenset(query_words("How many stripes has the zebra crossing?")))
+    packer.fill()
     assert len(packer.items) == 2 and packer.used <= packer.budget
     piece = packer.result()[1]
     assert "The zebra crossing holds 17 stripes." in piece.text
@@ -196,8 +202,60 @@ def test_a_piece_does_not_end_inside_a_code_block() -> None:
 
 def test_too_little_left_adds_nothing() -> None:
     packer, _ = packed(MIN_PIECE - 1)
-    packer.fill(frozenset(query_words("zebra stripes")))
+    packer.fill()
     assert len(packer.items) == 1
+
+
+def stored(i: str, body: str, a: int, b: int) -> StoredChunk:
+    return StoredChunk(i, "d", "t", "x.md", "s", ("t",), None, None, a, b, body[a:b])
+
+
+def test_a_snippet_gives_the_sentences_the_question_points_at() -> None:
+    # The answer is one sentence of a long snippet; cut to it (two sentences of
+    # context each side), the snippet leaves room for the next one whole.
+    first = " ".join(
+        "The zebra crossing holds 17 stripes." if n == 20 else f"Line {n} is about rivers."
+        for n in range(40)
+    )
+    second = "Crossings are painted white on black. " * 12
+    body = first + "\n\n" + second
+    sec = section(body, start=0)
+    a = stored("a", body, 0, len(first))
+    b = stored("b", body, len(first) + 2, len(body))
+    probe = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    cut = probe.trim(sec, (a.char_start, a.char_end))
+    assert sec.span(*cut) == " ".join(
+        [*(f"Line {n} is about rivers." for n in (18, 19)), "The zebra crossing holds 17 stripes."]
+        + [f"Line {n} is about rivers." for n in (21, 22)]
+    )
+    whole_b = probe.cost(sec, b.char_start, b.char_end, [b])
+    budget = probe.cost(sec, *cut, [a]) + whole_b + 4
+    assert budget < probe.cost(sec, a.char_start, a.char_end, [a]) + whole_b
+    packer = Packer(budget, Estimator("prose"), {}, ZEBRA)
+    for n, s in enumerate((a, b), 1):
+        packer.add(s, sec, (n, Ranked(s.id, 1.0 / n, doc_id="d")))
+    got = packer.result()
+    assert [it.snippet_ids for it in got] == [("a",), ("b",)]
+    assert "The zebra crossing holds 17 stripes." in got[0].text
+    assert got[1].text == second and packer.used <= budget
+
+
+def test_a_snippet_no_sentence_of_which_the_question_names_stays_whole() -> None:
+    sec, a, _ = two_snippets()
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    assert packer.trim(sec, (a.char_start, a.char_end)) == (a.char_start, a.char_end)
+    packer = Packer(10**6, Estimator("prose"), {})  # no question terms: nothing to cut
+    _, _, b = two_snippets()
+    assert packer.trim(sec, (b.char_start, b.char_end)) == (b.char_start, b.char_end)
+
+
+def test_a_cut_does_not_open_a_code_block() -> None:
+    prose = " ".join(f"Line {n} talks of other things." for n in range(10))
+    code = "\n".join(f"let x{n} = {n};" for n in range(30))
+    body = f"{prose}\n\n```rust\n// the zebra crossing\n{code}\n```\n\n{prose}"
+    sec = section(body, start=0)
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    assert packer.trim(sec, (0, len(body))) == (0, len(body))
 
 
 def test_sentences_are_ranges_without_the_space_between() -> None:

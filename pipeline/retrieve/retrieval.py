@@ -168,8 +168,9 @@ def retrieve(
     snippets: int = SNIPPETS,
     mode: str | None = None,
 ) -> Context:
-    """The best snippets first, in rank order, while they fit ``budget`` tokens (snippets
-    of one section that touch are one item); what budget is left widens the items to
+    """The best snippets first, in rank order, while they fit ``budget`` tokens, each cut
+    to the sentences the question points at (``Packer.trim``; snippets of one section
+    that touch are one item); what budget is left widens the items to
     their whole sections, best first, and then takes the best sentences of the snippets
     that did not fit whole.
 
@@ -185,13 +186,14 @@ def retrieve(
     found, parents, maps = _fetch(store, [r.id for r in ranked], sections, doc_ids)
     chunks = {i: StoredChunk.of(d) for i, d in found.items()}
     sections_by_id = {i: StoredChunk.of(d) for i, d in parents.items()}
-    packer = Packer(budget, counter or Estimator("prose"), page_maps(maps))
+    terms = frozenset(query_words(query))
+    packer = Packer(budget, counter or Estimator("prose"), page_maps(maps), terms)
     for position, r in enumerate(ranked, 1):
         snippet = chunks.get(r.id)
         sec = sections_by_id.get(ranking.parents[r.id])
         if snippet is not None and sec is not None:
             packer.add(snippet, sec, (position, r))
     packer.widen()
-    packer.fill(frozenset(query_words(query)))
+    packer.fill()
     items = tuple(packer.result())
     return Context(query, budget, packer.used, ranking.mode, ranking.note, items)
