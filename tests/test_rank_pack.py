@@ -261,3 +261,15 @@ def test_a_cut_does_not_open_a_code_block() -> None:
 def test_sentences_are_ranges_without_the_space_between() -> None:
     text = "One two. Three?  Four\nfive\n\n"
     assert [text[a:b] for a, b in sentences(text)] == ["One two.", "Three?", "Four", "five"]
+
+
+def test_a_cut_inside_a_table_keeps_the_table_header() -> None:
+    rows = "\n".join(f"| Item {n} | {n} | {n + 1} |" for n in range(30))
+    body = f"Revenue by item\n\n| Item | 2018 | 2019 |\n|---|---|---|\n{rows}\n"
+    body = body.replace("| Item 25 |", "| Zebra crossings |")
+    sec = section(body, start=0)
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    a, b = packer.trim(sec, (0, len(body)))
+    text = sec.span(a, b)
+    assert text.startswith("Revenue by item\n\n| Item | 2018 | 2019 |")
+    assert "| Zebra crossings |" in text and "| Item 29 |" not in text

@@ -221,8 +221,8 @@ class Packer:
     def trim(self, sec: StoredChunk, span: Span) -> Span:
         """The part of a snippet's range the question points at: from its first to its
         last sentence sharing one of the question's terms, ``PAD`` sentences more on
-        each side; the whole range when no sentence shares one, or when the cut would
-        open a code block the whole does not.
+        each side, from the header of a table it starts in; the whole range when no
+        sentence shares one, or when the cut would open a code block the whole does not.
 
         A snippet runs to ~420 tokens, often a few lines of answer among unrelated ones
         (a filing's paragraph of figures, one point of a list); the lines cut away leave
@@ -241,7 +241,10 @@ class Packer:
         lo, hi = max(0, hits[0] - PAD), min(len(cuts) - 1, hits[-1] + PAD)
         if lo == 0 and hi == len(cuts) - 1:
             return span
-        cut = (cuts[lo][0], cuts[hi][1])
+        # Rows without their table's header read as bare numbers: a cut that starts
+        # inside a table starts at its header (or caption) when the snippet holds it.
+        start = max(a, table_span(sec, cuts[lo][0], cuts[lo][0] + 1)[0])
+        cut = (start, cuts[hi][1])
         return span if _open_fence(sec.span(*cut)) and not _open_fence(sec.span(a, b)) else cut
 
     def fill(self) -> None:
