@@ -234,8 +234,8 @@ class Packer:
         77.3/77.3 -> 81.8/77.3 (report unchanged). What trimming leaves, ``widen`` may
         give back when the whole section fits."""
         a, b = span
-        cuts = [(a + s, a + e) for s, e in sentences(sec.span(a, b))]
-        hits = [n for n, c in enumerate(cuts) if self.terms.intersection(words(sec.span(*c)))]
+        cuts, shared = sentence_hits(sec, a, b, self.terms)
+        hits = [n for n, k in enumerate(shared) if k]
         if not hits:
             return span
         lo, hi = max(0, hits[0] - PAD), min(len(cuts) - 1, hits[-1] + PAD)
@@ -282,10 +282,9 @@ class Packer:
         """The sentences of ``[a, b)`` around its best one, as many as the budget left
         holds, and their cost; None when not even the best one fits. Grown on the
         sentences' own counts (each counted once), then checked as a whole."""
-        cuts = [(a + s, a + e) for s, e in sentences(sec.span(a, b))]
+        cuts, hits = sentence_hits(sec, a, b, terms)
         if not cuts:
             return None
-        hits = [len(terms.intersection(words(sec.span(*c)))) for c in cuts]
         sizes = [self.counter.count(sec.span(*c)) for c in cuts]
         cite_tokens = self.counter.count(header(99, self.citation(sec, a, b, snippets)))
         left = self.budget - self.used - cite_tokens
@@ -465,6 +464,15 @@ def sentences(text: str) -> list[Span]:
     if start < len(text):
         out.append((start, len(text)))
     return out
+
+
+def sentence_hits(
+    sec: StoredChunk, a: int, b: int, terms: frozenset[str]
+) -> tuple[list[Span], list[int]]:
+    """The sentences of ``[a, b)`` as document ranges, and how many of ``terms`` each
+    shares."""
+    cuts = [(a + s, a + e) for s, e in sentences(sec.span(a, b))]
+    return cuts, [len(terms.intersection(words(sec.span(*c)))) for c in cuts]
 
 
 def subtract(span: Span, taken: Sequence[Span]) -> list[Span]:
