@@ -52,6 +52,7 @@ _NUM = re.compile(
     r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?(?:\s+|$))?",
     re.IGNORECASE,
 )
+_DASH = re.compile(r"\s*(?:-{2,}|[—–])\s*")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -59,6 +60,8 @@ def norm(title: str) -> str:
     s = unicodedata.normalize("NFKD", title).casefold().strip()
     s = "".join(ch for ch in s if not unicodedata.combining(ch))
     s = re.sub(r"^[\W_]+", "", s)
+    # a dash after the numbering is a separator: "PART I.--DRILL." is "Part I .—DRILL."
+    s = _DASH.sub(" ", s)
     while True:
         nxt = _NUM.sub("", s, count=1).strip()
         if nxt == s or not re.sub(r"[\W_]+", "", nxt):

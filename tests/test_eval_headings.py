@@ -64,3 +64,9 @@ def test_numbering_reads_labels_and_leaves_words_alone() -> None:
     assert ev.numbering("A.2 Tables") == ("a.2", ["tables"])
     assert ev.numbering("2. Strings") == ("2", ["strings"])
     assert ev.numbering("A quick tour") is None
+
+
+def test_a_dash_after_the_numbering_separates_it_from_the_title() -> None:
+    """The text edition prints "PART I.--DRILL.", its HTML "Part I .—DRILL.": one title."""
+    assert ev.norm("PART I.--DRILL.") == ev.norm("Part I .—DRILL.") == ev.norm("Drill")
+    assert ev.norm("Moby-Dick") == "mobydick"  # a hyphen inside a title stays a join

@@ -597,3 +597,30 @@ def test_numbered_titles_with_a_period_are_chapters_only_in_sequence() -> None:
     pair = f"\n\n\n1. Preface.\n\n{PROSE}\n\n\n2. Notes.\n\n{PROSE}\n"
     steps = "".join(f"\n\n{n}. Install the package here.\n\n{PROSE}\n" for n in (1, 2, 3))
     assert _titles(f"A Manual\n\n{PROSE}\n{pair}\n{steps}") == []
+
+
+def test_contents_listing_paragraph_ranges_names_parts_and_chapters_set_with_dashes() -> None:
+    # A regulations book: the contents gives each chapter's paragraphs ("1-30"), not a page;
+    # the body prints "PART I.--DRILL." (the old printers' dash) and the chapters in capitals.
+    parts = {"I": ["Introduction", "Orders and signals", "School of the soldier"]}
+    parts["II"] = ["Introduction", "Leadership", "Combat reconnaissance"]
+    names = {"I": "Drill", "II": "Combat"}
+    contents, body, first = "TABLE OF CONTENTS.\n\n\n", "", 1
+    for part, chapters in parts.items():
+        # the first part's line also heads the column ("Paragraph."), so it names nothing:
+        # the body's "PART I.--DRILL." is found as the series the other part lines name
+        column = f"{'':30}Paragraph." if part == "I" else ""
+        contents += f"PART {part}--_{names[part]}._{column}\n\n"
+        body += f"\n\n\n\nPART {part}.--{names[part].upper()}.\n\n\n\n"
+        for n, title in enumerate(chapters, 1):
+            contents += f" {n}. {title:<40}{first:>4}-{first + 9}\n"
+            body += f"\n\n{title.upper()}.\n\n\n{first}. {PROSE}\n"
+            first += 10
+        contents += "\n"
+    found = _titles(f"Drill Regulations\n\n{PROSE}\n\n\n\n{contents}\n\n\n{body}")
+    assert found == [
+        ("PART I.--DRILL.", 1),
+        *[(f"{t.upper()}.", 2) for t in parts["I"]],
+        ("PART II.--COMBAT.", 1),
+        *[(f"{t.upper()}.", 2) for t in parts["II"]],
+    ]

@@ -31,14 +31,17 @@ _NUMBER_WORDS = (
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
 )
 _ORDINALS = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
+# what may follow a label's number: nothing, or its title after a space or a dash ("PART
+# I.--DRILL.", "CHAPTER II.—THE RIVER", the old printers' way)
+_TITLE_AFTER = r"(?:\s.*|\s*(?:--|—|–).*)?$"
 # the divisions above chapters: "Part II", "BOOK THE FIRST", "Part First.", "Volume 2",
 # "EPOCH THE THIRD."
 _PART = re.compile(
     r"(?i:part|book|volume|epoch)\s+"
-    rf"(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS})|(?i:(?:the\s+)?(?:{_ORDINALS})))\b[.:]?(?:\s.*)?$"
+    rf"(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS})|(?i:(?:the\s+)?(?:{_ORDINALS})))\b[.:]?{_TITLE_AFTER}"
 )
 _CHAPTER = re.compile(
-    rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?(?:\s.*)?$"
+    rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?{_TITLE_AFTER}"
 )
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
 _QUOTED_SENTENCE = re.compile(r"[.!?][\"”’']$")
@@ -234,7 +237,7 @@ def _unlisted_labels(
     labels = {
         i: kw
         for i in range(start, len(lines))
-        if standalone(lines, i) and (kw := label_keyword(lines[i])) is not None
+        if standalone(lines, i) and (kw := _series_keyword(lines[i])) is not None
     }
     rank: dict[str, int] = {}
     named: set[int] = set()
@@ -246,6 +249,23 @@ def _unlisted_labels(
     return [
         (i, rank[kw], lines[i].strip()) for i, kw in labels.items() if kw in rank and i not in named
     ]
+
+
+_LABEL_DASH = re.compile(r"(\S+)\s+\S+?\.?\s*(?:--|—|–)\s*\S")
+
+
+def _series_keyword(line: str) -> str | None:
+    """The keyword of a label line, alone ("CHAPTER IV.") or with its title after a dash
+    ("PART I.--DRILL."): the series it belongs to. A label then a space is not enough:
+    "Chapter 4 also covers…" opens a paragraph."""
+    kw = label_keyword(line)
+    if kw is not None:
+        return kw
+    text = line.strip()
+    m = _LABEL_DASH.match(text)
+    if m and (_PART.match(text) or _CHAPTER.match(text)):
+        return m.group(1).casefold()
+    return None
 
 
 def _unlisted_numerals(

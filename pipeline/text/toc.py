@@ -35,10 +35,10 @@ _LABELLED = re.compile(
 )
 # the gap before a contents line's page number, and the word that may open it ("_Page_ 4")
 _PAGE_GAP = r"\s{2,}(?:_?(?:page|p\.)_?\s*)?"
-# dot leaders, or a page number after a gap ("   12", "   xiv", "   _Page_ 4", "   p. 4")
-_LEADER = re.compile(
-    rf"(?:\s*[.·…]){{2,}}\s*\S*$|{_PAGE_GAP}(?:\d{{1,4}}|[ivxlc]{{1,7}})$", re.IGNORECASE
-)
+# dot leaders, or a page number after a gap ("   12", "   xiv", "   _Page_ 4", "   p. 4"), or
+# a range of them ("   31-47": regulations and reports list paragraphs, "   12–15" pages)
+_LOCATOR = r"(?:\d{1,4}(?:\s?[-–]\s?\d{1,4})?|[ivxlc]{1,7})"
+_LEADER = re.compile(rf"(?:\s*[.·…]){{2,}}\s*\S*$|{_PAGE_GAP}{_LOCATOR}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +201,7 @@ def _block(
     return _targets(lines, hits, end, where), end
 
 
-_PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}})$", re.IGNORECASE)
+_PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}})(?:\s?[-–]\s?\d{{1,4}})?$", re.IGNORECASE)
 
 
 def page_of(line: str) -> int | None:
