@@ -14,6 +14,9 @@ from dataclasses import dataclass, replace
 from .fences import fenced_lines
 from .labels import (
     MAX_HEADING_CHARS,
+    NUMBER_WORDS,
+    ORDINALS,
+    ROMAN,
     bare_numeral,
     label_keyword,
     label_only,
@@ -25,12 +28,6 @@ from .toc import TocEntry, find_toc, is_prose, running_lines, standalone
 from .underlines import underlined_headings
 
 ATX = re.compile(r" {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
-_ROMAN = r"[IVXLCDM]+"
-_NUMBER_WORDS = (
-    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
-    r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
-)
-_ORDINALS = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last"
 # what may follow a label's number: nothing, or its title after a space or a dash ("PART
 # I.--DRILL.", "CHAPTER II.—THE RIVER", the old printers' way)
 _TITLE_AFTER = r"(?:\s.*|\s*(?:--|—|–).*)?$"
@@ -38,10 +35,10 @@ _TITLE_AFTER = r"(?:\s.*|\s*(?:--|—|–).*)?$"
 # "EPOCH THE THIRD."
 _PART = re.compile(
     r"(?i:part|book|volume|epoch)\s+"
-    rf"(?:\d+|{_ROMAN}|(?i:{_NUMBER_WORDS})|(?i:(?:the\s+)?(?:{_ORDINALS})))\b[.:]?{_TITLE_AFTER}"
+    rf"(?:\d+|{ROMAN}|(?i:{NUMBER_WORDS})|(?i:(?:the\s+)?(?:{ORDINALS})))\b[.:]?{_TITLE_AFTER}"
 )
 _CHAPTER = re.compile(
-    rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{_ROMAN}|[A-Z]|(?i:{_NUMBER_WORDS}))\b[.:]?{_TITLE_AFTER}"
+    rf"(?i:chapter|chap\.|appendix|section|lecture|lesson)\s*(?<=\s|\.)(?:\d+(?:\.\d+)*|{ROMAN}|[A-Z]|(?i:{NUMBER_WORDS}))\b[.:]?{_TITLE_AFTER}"
 )
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+([A-Z][^\n]{1,78})$")
 _QUOTED_SENTENCE = re.compile(r"[.!?][\"”’']$")

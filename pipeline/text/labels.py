@@ -15,20 +15,18 @@ from dataclasses import dataclass
 
 from .titles import title_case
 
-_ROMAN = r"[IVXLCDM]+"
-_ORDINALS = (
-    r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last"
-)
-_NUMBER_WORDS = (
+ROMAN = r"[IVXLCDM]+"
+ORDINALS = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|last"
+NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen"
     r"|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty"
 )
 _KEYWORD = r"chapter|chap\.|book|part|epoch|canto|stave|letter|lecture|section|appendix|volume"
 LABEL = re.compile(
     rf"(?i:(?P<kw>{_KEYWORD})\s+)?"
-    rf"(?P<num>\d{{1,3}}|{_ROMAN}|(?i:the\s+(?:{_ORDINALS}))|(?i:{_NUMBER_WORDS})"
+    rf"(?P<num>\d{{1,3}}|{ROMAN}|(?i:the\s+(?:{ORDINALS}))|(?i:{NUMBER_WORDS})"
     # a bare ordinal only after a keyword: "Part First." is a label, "First." is not
-    rf"|(?(kw)(?i:{_ORDINALS})|(?!)))\.?$"
+    rf"|(?(kw)(?i:{ORDINALS})|(?!)))\.?$"
 )
 MAX_TITLE_CHARS = 80
 MAX_HEADING_CHARS = 90  # any heading line, a label joined with its title too
