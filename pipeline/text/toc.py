@@ -37,7 +37,8 @@ _LABELLED = re.compile(
 _PAGE_GAP = r"\s{2,}(?:_?(?:page|p\.)_?\s*)?"
 # dot leaders, or a page number after a gap ("   12", "   xiv", "   _Page_ 4", "   p. 4"), or
 # a range of them ("   31-47": regulations and reports list paragraphs, "   12–15" pages)
-_LOCATOR = r"(?:\d{1,4}(?:\s?[-–]\s?\d{1,4})?|[ivxlc]{1,7})"
+_RANGE_END = r"(?:\s?[-–]\s?\d{1,4})?"
+_LOCATOR = rf"(?:\d{{1,4}}{_RANGE_END}|[ivxlc]{{1,7}})"
 _LEADER = re.compile(rf"(?:\s*[.·…]){{2,}}\s*\S*$|{_PAGE_GAP}{_LOCATOR}$", re.IGNORECASE)
 
 
@@ -201,7 +202,7 @@ def _block(
     return _targets(lines, hits, end, where), end
 
 
-_PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}})(?:\s?[-–]\s?\d{{1,4}})?$", re.IGNORECASE)
+_PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}}){_RANGE_END}$", re.IGNORECASE)  # a range's first
 
 
 def page_of(line: str) -> int | None:
