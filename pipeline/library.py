@@ -12,7 +12,7 @@ from pathlib import Path
 from .errors import ConfigError, RetrievalError
 from .index import server, side_index, vectors
 from .index.coverage import Coverage, coverage, stored_models
-from .index.documents import delete_document
+from .index.documents import Deletion, delete_files, remove_document
 from .index.filters import FORMATS, HINTS, TIERS, Filters
 from .index.keys import SCOPED_KEY_SECONDS, renewing_key, search_only_key
 from .index.replicas import NodeCounts, node_counts
@@ -33,6 +33,7 @@ from .retrieve.sections import (
     find_document,
     library_counts,
     list_documents,
+    path_names,
     show,
 )
 from .shared.config import ChunkConfig
@@ -50,6 +51,7 @@ __all__ = [
     "Citation",
     "Context",
     "ContextItem",
+    "Deletion",
     "DocumentInfo",
     "Filters",
     "Hit",
@@ -170,12 +172,16 @@ class Library:
             files = [str(p) for p in paths]
             return ingest(files, chunking, self.store, options, progress=progress)
 
-    def delete(self, doc: str, *, wait: float | None = None) -> int:
-        """``folio delete``: a document by doc_id, unique doc_id prefix or path, with every
-        file record of its content; returns the number of chunks removed."""
+    def delete(self, doc: str, *, wait: float | None = None) -> Deletion:
+        """``folio delete``: a document by doc_id or unique doc_id prefix, with every file
+        record of its content; by path, that file's record, and the content with it
+        unless another file holds the same bytes (``Deletion.kept_by``)."""
         with self.store.writing(wait, "delete"):
             found = find_document(self.store, doc)
-            removed = delete_document(self.store, found.doc_id)
+            if found.doc_id.startswith(doc):
+                removed = Deletion(remove_document(self.store, found.doc_id))
+            else:
+                removed = delete_files(self.store, found.doc_id, path_names(doc))
             side_index.refresh(self.store)
         return removed
 

@@ -18,6 +18,7 @@ import pytest
 
 from pipeline import IngestOptions, Library
 from pipeline.cli.folio import build_parser
+from pipeline.errors import InvalidInput
 from pipeline.index import server
 from pipeline.index.store import Store
 from pipeline.shared.config import make_config
@@ -86,6 +87,17 @@ def test_abbreviated_options_are_refused(folio_env: Path, tmp_path: Path) -> Non
     assert run.returncode == 2 and "unrecognized arguments: --form" in run.stderr
     run = folio("ingest", str(tmp_path), "--prun", FOLIO_HOME=str(tmp_path / "home"))
     assert run.returncode == 2 and "unrecognized arguments: --prun" in run.stderr
+
+
+def test_a_worker_count_below_one_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nalpha\n")
+    home = str(tmp_path / "home")
+    for count in ("-1", "0"):
+        run = folio("ingest", str(tmp_path), "--workers", count, FOLIO_HOME=home)
+        assert run.returncode == 2 and "--workers" in run.stderr, run.stderr
+    assert not (tmp_path / "home" / "server.json").exists()  # refused before any work
+    with pytest.raises(InvalidInput, match="workers must be 1 or more"):
+        IngestOptions(workers=-1)
 
 
 @pytest.fixture()
@@ -158,6 +170,16 @@ def test_doc_takes_a_prefix_or_a_path_and_explains_an_ambiguous_one(
     run = outline
     assert run.returncode == 0, run.stderr
     assert f"{first.path}: {first.title} (3 headings)" in flat(run.stdout), run.stdout
+
+
+def test_a_budget_too_small_for_any_match_says_what_it_takes(library: Library) -> None:
+    small = library.retrieve("What does a functor map?", 10, mode="lexical")
+    assert small.items == () and small.tokens == 0
+    need = re.search(r"no match fits 10 tokens: the best one needs a budget of (\d+)", small.note)
+    assert need, small.note
+    assert "within 10 tokens" in small.to_markdown()
+    enough = library.retrieve("What does a functor map?", int(need.group(1)), mode="lexical")
+    assert enough.items and "no match fits" not in enough.note
 
 
 def test_paging_past_the_end_says_how_many_results(library: Library) -> None:

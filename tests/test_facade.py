@@ -115,5 +115,5 @@ def test_errors_and_delete(library: pipeline.Library) -> None:
     with pytest.raises(StoreError):
         reader.delete(md.doc_id)
     removed = library.delete(md.doc_id[:10])
-    assert removed == md.sections + md.snippets
+    assert removed.chunks == md.sections + md.snippets and removed.kept_by == ()
     assert [d.format for d in library.documents()] == ["pdf"]

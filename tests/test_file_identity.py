@@ -11,9 +11,11 @@ import sys
 from pathlib import Path
 
 from pipeline import make_config
+from pipeline.index.documents import Deletion
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest
+from pipeline.library import Library
 
 from .test_ingest import (
     FIXTURES,
@@ -164,4 +166,60 @@ def test_the_same_book_in_two_folders_is_tracked_per_path(store: Store, tmp_path
     assert_stored(store, expected_docs([two / "book.md"]))
     assert sorted(records(store)) == [str(two / "book.md")]
     assert records(store)[str(two / "book.md")]["status"] == "complete"
+    assert_complete_means_stored(store)
+
+
+def test_deleting_one_of_two_identical_files_by_path_keeps_the_content(
+    store: Store, tmp_path: Path
+) -> None:
+    lib = copies(tmp_path / "lib", 1)
+    first, twin = lib / "doc000.md", lib / "twin.md"
+    shutil.copy(first, twin)
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
+    library = Library(store)
+    deleted = library.delete(str(twin))
+    assert sorted(records(store)) == [str(first)]
+    assert_stored(store, expected_docs([first]))
+    assert deleted == Deletion(0, (str(first),))
+    # The keeper's file named: the other file holds the content now, its chunks cite it.
+    ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
+    assert library.delete(str(first)) == Deletion(0, (str(twin),))
+    assert sorted(records(store)) == [str(twin)]
+    assert records(store)[str(twin)]["status"] == "complete"
+    assert_stored(store, expected_docs([twin]))
+    assert_complete_means_stored(store)
+    # The last file of the content takes it with it.
+    chunks = store.count(CHUNKS)
+    assert library.delete(str(twin)) == Deletion(chunks)
+    assert records(store) == {} and store.count(CHUNKS) == 0
+
+
+def permission_bits_hold() -> list[str]:
+    """A command prefix under which a file's permission bits bind: root passes them
+    unless it gives up the two capabilities that let it (setpriv, from util-linux)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "setpriv (util-linux) is needed to test permissions as root"
+    return [setpriv, "--bounding-set", "-dac_override,-dac_read_search", "--"]
+
+
+def test_prune_keeps_the_books_of_a_folder_it_cannot_read(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    notes(tmp_path, "Unreadable")
+    folio_in(tmp_path, "ingest", "notes")
+    kept = sorted(records(store))
+    shut = tmp_path / "notes"
+    shut.chmod(0)
+    try:
+        run = subprocess.run(
+            [*permission_bits_hold(), *FOLIO, "ingest", "notes", "--prune", "--no-embed"],
+            capture_output=True, text=True, env=os.environ.copy(), cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+    finally:
+        shut.chmod(0o755)
+    assert run.returncode == 1 and "Permission denied" in run.stderr, run.stderr[-2000:]
+    assert "pruned" not in run.stderr.replace("0 pruned", "")
+    assert sorted(records(store)) == kept
     assert_complete_means_stored(store)

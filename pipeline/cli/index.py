@@ -143,12 +143,22 @@ def cmd_delete(args: argparse.Namespace) -> int:
     """Remove a document from the index.
 
     Remove a document and every chunk of it from the index. DOC is its doc_id, its
-    first characters (unique among the documents) or its file's path.
+    first characters (unique among the documents) or its file's path. Given a path
+    whose bytes another indexed file also holds (a duplicate), only that file's record
+    goes: the content stays indexed under the other file.
     """
     # Looked up under the library lock: an ingest under way may be adding it. No such
     # document is `folio: error: …`, exit 2, as for --doc and outline.
     removed = open_library(args).delete(args.doc, wait=args.wait)
-    err.print(f"deleted {markup(repr(args.doc))} ({removed} chunks)", highlight=False)
+    if removed.kept_by:
+        kept = ", ".join(removed.kept_by)
+        err.print(
+            f"deleted {markup(repr(args.doc))}: its content stays indexed, held by "
+            f"{markup(kept)} (the same bytes)",
+            highlight=False,
+        )
+    else:
+        err.print(f"deleted {markup(repr(args.doc))} ({removed.chunks} chunks)", highlight=False)
     return 0
 
 
@@ -241,7 +251,12 @@ def _add_ingest(
     )
     p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: cores)")
+    p.add_argument(
+        "--workers",
+        type=at_least(1, int),
+        default=None,
+        help="worker processes (default: one per core, at most one per file)",
+    )
     for flag, kind, unit, what, default in _LIMITS:
         p.add_argument(
             flag,

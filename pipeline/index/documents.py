@@ -4,12 +4,11 @@ that held it (see ``pipeline.ingest.catalog`` for the record layout)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..errors import StoreError
-from ..shared.pathtext import stored
+from ..shared.pathtext import gone, stored
 from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .store import Store, quote
@@ -29,6 +28,35 @@ def remove_document(store: Store, doc_id: str) -> int:
     return removed
 
 
+@dataclass(frozen=True, slots=True)
+class Deletion:
+    """What a delete removed: ``chunks``, and ``kept_by``, the files whose records still
+    hold the content (a path named one copy of content other files hold too)."""
+
+    chunks: int
+    kept_by: tuple[str, ...] = ()
+
+
+def delete_files(store: Store, doc_id: str, paths: Collection[str]) -> Deletion:
+    """Forget the file records of content ``doc_id`` at ``paths`` (stored path text), for a
+    caller holding the library lock. The content stays while another file's record holds
+    it (that file becomes its keeper when the keeper's record goes, one still on disk
+    first); with none left it goes, chunks and all."""
+    records = read_records(store, f"doc_id:={quote(doc_id)}")
+    rest = [r for r in records if stored(r.path) not in paths]
+    if len(rest) == len(records) or not rest:
+        return Deletion(remove_document(store, doc_id))
+    keeper = next((r for r in records if not r.is_copy), None)
+    for record in records:
+        if record.is_copy and record not in rest:
+            store.delete(DOCUMENTS, record.id)
+    if keeper is not None and keeper not in rest:
+        heir = sorted(rest, key=lambda r: gone(r.path))[0]
+        promote(store, keeper, heir)
+        rest = [replace(keeper, path=heir.path) if r is heir else r for r in rest]
+    return Deletion(0, tuple(stored(r.path) for r in rest))
+
+
 def read_records(store: Store, filter_by: str = "") -> list[DocumentRecord]:
     """Every file record (matching ``filter_by``), typed."""
     return [DocumentRecord.from_store(r) for r in store.export(DOCUMENTS, filter_by)]
@@ -45,7 +73,7 @@ def release(store: Store, record: DocumentRecord, held: Collection[str] = ()) ->
     if doc_id in held:
         return
     for other in read_records(store, f"doc_id:={quote(doc_id)}"):
-        if other.is_copy and os.path.exists(other.path):
+        if other.is_copy and not gone(other.path):
             promote(store, record, other)
             return
     remove_document(store, doc_id)

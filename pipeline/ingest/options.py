@@ -23,5 +23,7 @@ class IngestOptions:
     batch_size: int = BATCH_SIZE
 
     def __post_init__(self) -> None:
+        if self.workers is not None and self.workers < 1:
+            raise InvalidInput(f"workers must be 1 or more, not {self.workers!r}")
         if self.batch_size < 1:
             raise InvalidInput(f"batch_size must be positive, not {self.batch_size!r}")

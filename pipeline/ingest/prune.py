@@ -4,14 +4,13 @@ of an older Folio this run could not place."""
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..index.documents import release
 from ..index.records import DocumentRecord
 from ..index.store import Store
-from ..shared.pathtext import resolved
+from ..shared.pathtext import gone, resolved
 from .catalog import is_legacy
 from .report import Report
 
@@ -38,7 +37,7 @@ def prune(
             or not any((path + "/").startswith(p) for p in prefixes)
         ):
             continue
-        if not os.path.exists(path):
+        if gone(path):
             release(store, record, held)
             report.pruned.append(path)
 

@@ -64,7 +64,7 @@ class Context:
 
     def to_markdown(self) -> str:
         if not self.items:
-            return f"No context found for {self.query!r}.\n"
+            return f"No context found for {self.query!r} within {self.budget} tokens.\n"
         out = [
             header(n, it.citation) + "\n\n" + it.text + "\n" for n, it in enumerate(self.items, 1)
         ]
@@ -107,9 +107,7 @@ class PageMap:
         return self.numbers[first], self.numbers[last], printed_labels(*ends)
 
 
-def printed_labels(
-    first: tuple[int, str | None], last: tuple[int, str | None]
-) -> tuple[str, ...]:
+def printed_labels(first: tuple[int, str | None], last: tuple[int, str | None]) -> tuple[str, ...]:
     """The labels to print for a page range, from its first and last (physical number,
     label): the range ``("xii", "xiv")``, one label for one page, none when the labels
     say what the numbers say, or an end has none (half a range would read as one page).
@@ -275,6 +273,19 @@ class Packer:
                 self.items.append(_Item(sec, wa, wb, t, [snippet], [ranked]))
                 self.used += t
                 break
+
+    def least(self) -> int | None:
+        """The budget the best snippet that did not fit needs at the least: its sentence
+        sharing most of the question's terms, with its citation, and never under
+        ``MIN_PIECE``, below which ``fill`` takes no piece (None: every snippet fit)."""
+        if not self.skipped:
+            return None
+        snippet, sec, _, (a, b) = self.skipped[0]
+        cuts, hits = sentence_hits(sec, a, b, self.terms)
+        if not cuts:
+            return None
+        best = max(range(len(cuts)), key=lambda i: (hits[i], -i))
+        return max(MIN_PIECE, self.cost(sec, *cuts[best], [snippet]))
 
     def window(
         self, sec: StoredChunk, a: int, b: int, terms: frozenset[str], snippets: list[StoredChunk]

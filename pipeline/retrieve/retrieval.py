@@ -196,4 +196,9 @@ def retrieve(
     packer.widen()
     packer.fill()
     items = tuple(packer.result())
-    return Context(query, budget, packer.used, ranking.mode, ranking.note, items)
+    note = ranking.note
+    least = None if items else packer.least()
+    if least is not None:  # matches exist: "no context" would say there are none
+        small = f"no match fits {budget} tokens: the best one needs a budget of {least} or more"
+        note = f"{small}; {note}" if note else small
+    return Context(query, budget, packer.used, ranking.mode, note, items)

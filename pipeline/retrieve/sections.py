@@ -166,14 +166,19 @@ class DocumentInfo:
 _NAMING = "give a doc_id, its first characters (unique among the documents) or the file's path"
 
 
+def path_names(doc: str) -> frozenset[str]:
+    """The stored paths a document argument may name: as given, and resolved."""
+    return frozenset({doc, stored(str(resolved(Path(os_path(doc)))))})
+
+
 def find_document(store: Store, doc: str) -> DocumentInfo:
     """The document named by its doc_id, a unique prefix of it, or its file's path: the
     one lookup behind every command and tool that takes a document."""
     if not doc.strip():  # a prefix of nothing matches every document
         raise InvalidInput(f"no document named: {_NAMING}")
     records = [DocumentInfo.of(r) for r in list_documents(store, limit=1_000_000)]
-    where = stored(str(resolved(Path(os_path(doc)))))
-    matches = [r for r in records if r.doc_id.startswith(doc) or r.path in (doc, where)]
+    paths = path_names(doc)
+    matches = [r for r in records if r.doc_id.startswith(doc) or r.path in paths]
     ids = sorted({r.doc_id for r in matches})
     if not ids:
         raise RetrievalError(f"no indexed document matches {doc!r}: {_NAMING}")

@@ -78,3 +78,16 @@ def resolved(path: Path) -> Path:
         return Path(os.path.realpath(path, strict=True))
     except OSError:
         return Path(os.path.abspath(path))
+
+
+def gone(path: str) -> bool:
+    """Whether ``path`` is known not to exist. A file that cannot be looked at (a folder
+    without permission, an I/O error) may still be there: ``os.path.exists`` says False
+    for it, and ``--prune`` forgot the books of a folder it could not read."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except OSError:
+        return False
+    return False
