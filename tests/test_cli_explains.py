@@ -126,6 +126,7 @@ def test_filter_values_are_checked_with_a_suggestion(library: Library) -> None:
         for args, words in (
             (("--hint", "tabel"), ("did you mean 'table'", "prose, table, code")),
             (("--format", "docx"), ("unknown format 'docx'", "pdf, epub, markdown")),
+            (("--format", "md"), ("a .md file has format 'markdown'", "pdf, epub, markdown")),
         )
         for command in (("search", "functor"), ("retrieve", "functor"))
     ]

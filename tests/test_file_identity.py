@@ -176,6 +176,8 @@ def test_deleting_one_of_two_identical_files_by_path_keeps_the_content(
     first, twin = lib / "doc000.md", lib / "twin.md"
     shutil.copy(first, twin)
     ingest([str(lib)], CONFIG, store, IngestOptions(workers=1))
+    # A copy's record names its format as a read file's does, not by its suffix ("md").
+    assert {r["format"] for r in records(store).values()} == {"markdown"}
     library = Library(store)
     deleted = library.delete(str(twin))
     assert sorted(records(store)) == [str(first)]

@@ -18,6 +18,17 @@ Kind = Literal["pdf", "epub", "text", "html", "zip", "bad-zip", "binary", "empty
 PDF_SUFFIXES = frozenset({".pdf"})
 EPUB_SUFFIXES = frozenset({".epub"})
 SUPPORTED_SUFFIXES = frozenset({*PDF_SUFFIXES, *EPUB_SUFFIXES, *MARKDOWN_SUFFIXES, *TEXT_SUFFIXES})
+# The format a file is read as by its name (its content may say otherwise: ``sniff``).
+FORMAT_OF_SUFFIX = {".pdf": "pdf", ".epub": "epub", **MARKDOWN_SUFFIXES, **TEXT_SUFFIXES}
+
+
+def suffix_format(path: str) -> str:
+    """The format a file's name says, in the words of ``Document.format`` (``book.md``:
+    markdown), for the records of files that were not read (copies, failures)."""
+    suffix = Path(path).suffix.lower()
+    return FORMAT_OF_SUFFIX.get(suffix) or suffix.lstrip(".") or "unknown"
+
+
 _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG", "a PNG image"),
     (b"GIF8", "a GIF image"),
@@ -116,16 +127,16 @@ def extract_path(
 
         return read_epub(p, use_nav=use_outline)
     if suffix in PDF_SUFFIXES or suffix in EPUB_SUFFIXES:
-        expected = "PDF" if suffix in PDF_SUFFIXES else "EPUB"
+        expected = "a PDF" if suffix in PDF_SUFFIXES else "an EPUB"
         if kind == "bad-zip" and suffix in EPUB_SUFFIXES:
             raise CorruptFileError(src, "damaged or truncated EPUB (unreadable zip archive)")
         if kind == "zip" and suffix in EPUB_SUFFIXES:
             raise CorruptFileError(src, "not an EPUB: a zip without the EPUB mimetype/container")
         if kind in {"html", "text"}:
             raise UnsupportedFormatError(
-                src, f"named {suffix} but it is {what}, not a {expected} (a saved web page?)"
+                src, f"named {suffix} but it is {what}, not {expected} (a saved web page?)"
             )
-        raise CorruptFileError(src, f"named {suffix} but it is {what}, not a {expected}")
+        raise CorruptFileError(src, f"named {suffix} but it is {what}, not {expected}")
     if kind in {"binary", "zip", "bad-zip"}:
         raise UnsupportedFormatError(src, f"unsupported file: {what}")
     fmt = MARKDOWN_SUFFIXES.get(suffix) or TEXT_SUFFIXES.get(suffix)

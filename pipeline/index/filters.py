@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..chunk.hints import HINT_ORDER
+from ..errors import InvalidInput
+from ..extract.dispatch import FORMAT_OF_SUFFIX
 from ..shared.inputs import check_choice, check_id, check_literal, check_pages
 from .store import quote
 
@@ -30,7 +32,14 @@ class Filters:
         for hint in self.hints:
             check_choice(check_literal(hint), HINTS, "content hint")
         if self.format is not None:
-            check_choice(check_literal(self.format), FORMATS, "format")
+            fmt = check_literal(self.format)
+            named = FORMAT_OF_SUFFIX.get(f".{fmt.lower()}")
+            if named is not None and fmt not in FORMATS:  # a suffix: say its format
+                raise InvalidInput(
+                    f"unknown format {fmt!r}: a .{fmt} file has format {named!r} "
+                    f"(allowed: {', '.join(FORMATS)})"
+                )
+            check_choice(fmt, FORMATS, "format")
         if self.tier is not None:
             check_choice(self.tier, TIERS, "tier")
         if self.doc is not None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from ..extract.dispatch import suffix_format
 from ..index import vectors
 from ..index.documents import read_records, release
 from ..index.records import DocumentRecord, Status
@@ -169,7 +170,7 @@ def file_record(f: Found, fingerprint: str, status: Status) -> DocumentRecord:
         doc_id=f.sha256,
         path=f.path,
         title=Path(f.path).name,
-        format=Path(f.path).suffix.lower().lstrip(".") or "unknown",
+        format=suffix_format(f.path),
         bytes=f.size,
         sha256=f.sha256,
         status=status,
