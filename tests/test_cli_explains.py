@@ -18,6 +18,7 @@ import pytest
 
 from pipeline import IngestOptions, Library
 from pipeline.cli.folio import build_parser
+from pipeline.cli.index import ProgressLines
 from pipeline.errors import InvalidInput
 from pipeline.index import server
 from pipeline.index.store import Store
@@ -87,6 +88,21 @@ def test_abbreviated_options_are_refused(folio_env: Path, tmp_path: Path) -> Non
     assert run.returncode == 2 and "unrecognized arguments: --form" in run.stderr
     run = folio("ingest", str(tmp_path), "--prun", FOLIO_HOME=str(tmp_path / "home"))
     assert run.returncode == 2 and "unrecognized arguments: --prun" in run.stderr
+
+
+def test_without_a_terminal_a_long_ingest_prints_progress_lines(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lines = ProgressLines(every=3600.0)
+    lines.update("start", {"files": 40, "done": 0, "chunks": 0, "pages": 0})
+    lines.update("advance", {"files": 40, "done": 1, "chunks": 9, "pages": 2})
+    assert capsys.readouterr().err == "ingest: 40 files to read\n"  # not before its time
+    lines.every = 0.0
+    lines.update("advance", {"files": 40, "done": 12, "chunks": 300, "pages": 41})
+    said = capsys.readouterr().err
+    assert said.startswith("ingest: 12 of 40 files, 300 chunks, 41 pages, "), said
+    lines.update("advance", {"files": 40, "done": 40, "chunks": 990, "pages": 120})
+    assert capsys.readouterr().err == ""  # the summary follows the last file
 
 
 def test_a_worker_count_below_one_is_refused(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ reindex, server, mcp; and the registration of every library command."""
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 
 from rich.progress import (
@@ -35,6 +36,8 @@ from .common import (
 from .read import add_read_commands
 from .terminal import markup, one_line
 
+PROGRESS_LINE_S = 30.0  # how often a plain progress line is printed without a terminal
+
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Ingest files and folders into the search index.
@@ -59,6 +62,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     )
     # Shown once the files to read are counted (it said 0/? while they were hashed).
     task = progress.add_task("ingest", total=None, pages=0, chunks=0, visible=False)
+    lines = ProgressLines() if not args.json and not err.is_terminal else None
 
     def hook(event: str, totals: dict[str, int]) -> None:
         if event == "start":
@@ -66,6 +70,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         progress.update(
             task, completed=totals["done"], pages=totals["pages"], chunks=totals["chunks"]
         )
+        if lines is not None:
+            lines.update(event, totals)
 
     options = IngestOptions(
         prune=args.prune,
@@ -82,6 +88,30 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     if report.interrupted:
         return 130
     return 1 if report.failed else 0
+
+
+class ProgressLines:
+    """Progress as a plain line every ``every`` seconds, where no bar can be drawn (output
+    to a log file or a pipe): a long ingest said nothing until its summary."""
+
+    def __init__(self, every: float = PROGRESS_LINE_S) -> None:
+        self.every = every
+        self.started = self.said = time.monotonic()
+
+    def update(self, event: str, totals: dict[str, int]) -> None:
+        now = time.monotonic()
+        if event == "start":
+            files = totals["files"]
+            err.print(f"ingest: {files} file{'' if files == 1 else 's'} to read", highlight=False)
+        elif now - self.said >= self.every and totals["done"] < totals["files"]:
+            err.print(
+                f"ingest: {totals['done']} of {totals['files']} files, {totals['chunks']} "
+                f"chunks, {totals['pages']} pages, {now - self.started:.0f}s",
+                highlight=False,
+            )
+        else:
+            return
+        self.said = now
 
 
 def _refuse_nothing_to_read(paths: list[str]) -> None:
