@@ -286,7 +286,7 @@ class Packer:
         cuts, hits = sentence_hits(sec, a, b, self.terms)
         if not cuts:
             return None
-        best = max(range(len(cuts)), key=lambda i: (hits[i], -i))
+        best = best_sentence(hits)
         return max(MIN_PIECE, self.cost(sec, *cuts[best], [snippet]))
 
     def window(
@@ -301,7 +301,7 @@ class Packer:
         sizes = [self.counter.count(sec.span(*c)) for c in cuts]
         cite_tokens = self.counter.count(header(99, self.citation(sec, a, b, snippets)))
         left = self.budget - self.used - cite_tokens
-        best = max(range(len(cuts)), key=lambda i: (hits[i], -i))
+        best = best_sentence(hits)
         lo, hi = _grow(hits, sizes, best, left)
         while lo < hi and _open_fence(sec.span(cuts[lo][0], cuts[hi][1])):
             lo, hi = (lo, hi - 1) if hi > best else (lo + 1, hi)  # no half a code block
@@ -486,6 +486,12 @@ def sentence_hits(
     shares."""
     cuts = [(a + s, a + e) for s, e in sentences(sec.span(a, b))]
     return cuts, [len(terms.intersection(words(sec.span(*c)))) for c in cuts]
+
+
+def best_sentence(hits: Sequence[int]) -> int:
+    """The sentence sharing most of the question's terms, the first of equals: where
+    ``window`` grows a piece from, and what ``least`` says the smallest piece is."""
+    return max(range(len(hits)), key=lambda i: (hits[i], -i))
 
 
 def subtract(span: Span, taken: Sequence[Span]) -> list[Span]:
