@@ -439,3 +439,14 @@ def test_real_model_split_keeps_short_texts_and_covers_long_ones(real_cache: Pat
     assert cosine[short].min() >= 0.9999
     # The tail is in the vector too, so it moves away from the truncated one.
     assert 0.5 < cosine[~short].min() < 0.99
+
+
+def test_real_int8_vector_of_a_text_does_not_depend_on_its_batch(real_cache: Path) -> None:
+    """Dynamic int8 quantisation scales each run's activations by one factor: a text must be
+    embedded in a run of its own, or its vector moves with the texts beside it (on main, a
+    reference text batched with the others: cosine 0.982 to itself alone)."""
+    ref = _reference()
+    embedder = load_embedder(cache_dir=real_cache, precision="int8", window="truncate")
+    together = embedder.embed(ref["texts"])
+    alone = np.stack([embedder.embed([text])[0] for text in ref["texts"]])
+    assert (together * alone).sum(1).min() >= 0.99999

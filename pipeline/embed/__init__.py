@@ -108,7 +108,7 @@ def load_embedder(
     files = find_model(model_dir)
     _require_modules()
     from .build import BuildOptions, ensure_model
-    from .runtime import OnnxEmbedder, open_session, open_tokenizer
+    from .runtime import ONE_AT_A_TIME, TOKEN_BUDGET, OnnxEmbedder, open_session, open_tokenizer
 
     config = read_config(files)
     built = ensure_model(files, cache_dir or _default_cache_dir(), BuildOptions(precision))
@@ -122,6 +122,7 @@ def load_embedder(
         sep_id=sep_id,
         window=window,
         max_positions=config.max_positions,
+        token_budget=ONE_AT_A_TIME if precision == "int8" else TOKEN_BUDGET,
     )
 
 
