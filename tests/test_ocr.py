@@ -1,14 +1,16 @@
-"""Scanned PDFs read by OCR: real Tesseract on the corpus's scan and on scans made here from
-text PDFs (rendered by PDFium, saved as image-only PDFs by Pillow), compared with the
-text layer they were made from. scripts/test.sh installs Tesseract (tesseract-ocr,
+"""Scanned PDFs read by OCR: real Tesseract on scans made here from text PDFs (rendered by
+PDFium, saved as image-only PDFs by Pillow or placed as images by fpdf2), compared with the
+text layer they were made from: a two-page scan, and a mixed one with the kinds of page a
+real scan has (a low-resolution scan, a poster-sized page, a page with a text layer of its
+own, a 72 dpi image, a rotated page, bookmarks). scripts/test.sh installs Tesseract (tesseract-ocr,
 tesseract-ocr-eng) where it is missing."""
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import fpdf
 import pypdfium2
@@ -22,8 +24,6 @@ from pipeline.model import Document
 
 from .helpers import load_script
 
-CORPUS = Path(__file__).parent.parent.parent / "shared" / "corpus" / "pdf"
-SCAN = CORPUS / "ocr-multipage-scan.pdf"
 check_ocr = load_script("check_ocr")
 
 # Made-up prose, one paragraph a page, each page ending a sentence (so that no paragraph
@@ -47,11 +47,6 @@ def page_texts(doc: Document) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def corpus_scan() -> Document:
-    return extract_file(SCAN)
-
-
-@pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """A two-page text PDF (A5, Helvetica 12 pt), its scan at 300 dpi, and a mixed PDF: the
     text PDF's first page and the scan's second."""
@@ -71,33 +66,89 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"text": text_pdf, "scan": scan, "mixed": d / "mixed.pdf"}
 
 
-# --- the corpus's scan --------------------------------------------------------------------------
+# --- a scan with every kind of page -------------------------------------------------------------
+
+# (what the page says, its bookmark and level or None); each a sentence OCR reads whole
+KINDS = (
+    ("A scan at 150 dpi reads the lighthouse keeper's diary aloud.", ("Low resolution", 1)),
+    ("This poster page holds many megapixels of empty paper.", ("Poster", 1)),
+    ("Percentage of rainfall by month", ("Chart", 1)),
+    ("The tailor sewed a coat of seven colours for the king.", ("Small image", 2)),
+    ("The tailor sewed a coat of seven colours for the king.", None),
+)
 
 
-def test_the_corpus_scan_is_read_page_by_page(corpus_scan: Document) -> None:
-    doc = corpus_scan
-    assert [p.number for p in doc.pages] == [1, 2, 3, 4, 5, 6]
-    assert [p.label for p in doc.pages] == ["1", "2", "3", "4", "5", "6"]
-    # page 4 has a text layer of its own (a chart's labels): it is not OCRed
-    assert doc.info.extra["ocr_pages"] == [1, 2, 3, 5, 6]
+def _render(text: str, size_mm: tuple[float, float], font_pt: float, dpi: float) -> Any:
+    """``text`` set in Helvetica on a page of ``size_mm``, rendered by PDFium at ``dpi``."""
+    pdf = fpdf.FPDF(format=size_mm)
+    pdf.set_font("Helvetica", size=font_pt)
+    pdf.add_page()
+    pdf.multi_cell(0, font_pt * 0.5, text)
+    page = pypdfium2.PdfDocument(bytes(pdf.output()))[0]
+    return page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+
+
+def make_mixed_scan(path: Path) -> Path:
+    """Five pages: 1 an A5 scan at 150 dpi; 2 a 500 x 500 mm page scanned at 300 dpi (over
+    ``MAX_PIXELS``); 3 a text layer (a chart's labels); 4 an A5 image at 72 dpi in large
+    type; 5 that image turned a quarter on a landscape page that /Rotate turns back."""
+    a5, poster = (148.0, 210.0), (500.0, 500.0)
+    images = {
+        1: (_render(KINDS[0][0], a5, 12, 150), a5),
+        2: (_render(KINDS[1][0], poster, 40, 300), poster),
+        4: (_render(KINDS[3][0], a5, 28, 72), a5),
+    }
+    pdf = fpdf.FPDF(format=a5)
+    pdf.set_font("Helvetica", size=12)
+    for number, (_, bookmark) in enumerate(KINDS, 1):
+        image, size = images.get(number if number != 5 else 4, (None, a5))
+        if number == 5:
+            image, size = image.rotate(90, expand=True), (a5[1], a5[0])
+        pdf.add_page(format=size)
+        if bookmark:
+            pdf.start_section(bookmark[0], level=bookmark[1] - 1)
+        if image is None:
+            pdf.multi_cell(0, 6, KINDS[2][0])
+        else:
+            pdf.image(image, x=0, y=0, w=size[0], h=size[1])
+    doc = pypdfium2.PdfDocument(bytes(pdf.output()))
+    doc[4].set_rotation(90)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def mixed_scan(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Document]:
+    path = make_mixed_scan(tmp_path_factory.mktemp("mixed-scan") / "scan.pdf")
+    return path, extract_file(path)
+
+
+def test_a_scan_is_read_page_by_page(mixed_scan: tuple[Path, Document]) -> None:
+    _, doc = mixed_scan
+    assert [p.number for p in doc.pages] == [1, 2, 3, 4, 5]
+    assert [p.label for p in doc.pages] == ["1", "2", "3", "4", "5"]
+    # page 3 has a text layer of its own (a chart's labels): it is not OCRed
+    assert doc.info.extra["ocr_pages"] == [1, 2, 4, 5]
     texts = page_texts(doc)
-    assert "tip-toeing along a path" in texts[0]  # Huckleberry Finn, chapter II
-    assert "megapixels" in texts[1]  # the 9000 x 9000 pixel page
-    assert "Percentage" in texts[3]
-    for text in texts[4:]:  # A Tale of Two Cities, twice (the second page rotated)
-        assert "throne of England" in text and "tradesman in the light" in text
-    assert "throne of England" not in "".join(texts[:4])
+    assert texts[2] == f"# Chart\n\n{KINDS[2][0]}"  # its text layer, under its bookmark
+    for (want, _), got in zip(KINDS, texts, strict=True):
+        assert check_ocr.word_accuracy(want, got) >= 0.9, (want, got)
+    assert "tailor" not in "".join(texts[:3])
 
 
-def test_the_corpus_scan_keeps_its_outline_on_its_pages(corpus_scan: Document) -> None:
-    truth = json.loads((CORPUS / "ocr-multipage-scan.outline.json").read_text("utf-8"))
-    got = [(e.level, e.title, e.page) for e in corpus_scan.outline]
-    assert got == [(t["level"], t["title"], t["page"] + 1) for t in truth]
-    assert corpus_scan.heading_mode == "outline"
+def test_a_scan_keeps_its_outline_on_its_pages(mixed_scan: tuple[Path, Document]) -> None:
+    _, doc = mixed_scan
+    got = [(e.level, e.title, e.page) for e in doc.outline]
+    want = [(b[1], b[0], n) for n, (_, b) in enumerate(KINDS, 1) if b]
+    assert got == want
+    assert doc.heading_mode == "outline"
 
 
-def test_the_render_resolution_is_the_scans_own_within_bounds() -> None:
-    doc = pypdfium2.PdfDocument(SCAN)
+def test_the_render_resolution_is_the_scans_own_within_bounds(
+    mixed_scan: tuple[Path, Document],
+) -> None:
+    doc = pypdfium2.PdfDocument(mixed_scan[0])
     try:
         dpis = [ocr.page_dpi(doc[i]) for i in range(len(doc))]
         w, h = doc[1].get_size()
@@ -105,8 +156,8 @@ def test_the_render_resolution_is_the_scans_own_within_bounds() -> None:
     finally:
         doc.close()
     assert dpis[0] == 200  # a 150 dpi scan is read at the lower bound
-    assert huge <= ocr.MAX_PIXELS * 1.001 and dpis[1] < 300  # 9000 x 9000 px at 300 dpi
-    assert dpis[4] == 200  # a 72 dpi image
+    assert huge <= ocr.MAX_PIXELS * 1.001 and dpis[1] < 300  # 5900 x 5900 px at 300 dpi
+    assert dpis[3] == dpis[4] == 200  # a 72 dpi image, upright and turned
     assert all(0 < d <= ocr.MAX_DPI for d in dpis)
 
 
