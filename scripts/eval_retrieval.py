@@ -81,7 +81,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol, TypeVar
@@ -96,6 +96,7 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
 from data_dir import data_dir  # noqa: E402  (scripts/ is on the path)
 from qa_sets import (  # noqa: E402
     HALVES,
+    HOLDOUT,
     LOADERS,
     Evidence,
     Question,
@@ -292,6 +293,7 @@ SET_METRICS = {
     "chunking-eval": ("ref_in_context",),
     "financebench-dev": ("page_hit", "evidence_in_context"),
     "docugami-10q": ("figure_recall", "answer_support", "all_sources"),
+    "fairytaleqa": ("ref_in_context",),
 }
 
 
@@ -301,6 +303,36 @@ def spread(items: Sequence[T], limit: int | None) -> list[T]:
         return list(items)
     step = len(items) / limit
     return [items[int(i * step)] for i in range(limit)]
+
+
+def locate(content: str, text: str) -> Span | None:
+    """Where ``content`` (paragraphs apart by blank lines) stands in an extracted text,
+    which may have marked one of its lines as a heading (``# `` before it)."""
+    paragraphs = [re.escape(p) for p in content.split("\n\n")]
+    found = re.search(r"(?:#{1,6} )?" + r"\n\n(?:#{1,6} )?".join(paragraphs), text)
+    return found.span() if found else None
+
+
+def with_refs(questions: Sequence[Question], texts: dict[str, str]) -> list[Question]:
+    """Questions whose evidence is text (``contents``) with no offsets get the spans of
+    that text in their document's extracted text (the contents become those spans' text,
+    so ``check_alignment`` holds; one not found is left out of both and counted there)."""
+    out = []
+    for q in questions:
+        if q.refs or not q.contents:
+            out.append(q)
+            continue
+        spans = [locate(c, texts.get(q.doc, "")) for c in q.contents]
+        found = [s for s in spans if s]
+        out.append(
+            replace(
+                q,
+                refs=tuple(found),
+                contents=tuple(texts[q.doc][a:b] for a, b in found),
+                missing=len(spans) - len(found),
+            )
+        )
+    return out
 
 
 def check_alignment(questions: Sequence[Question], texts: dict[str, str]) -> list[dict[str, Any]]:
@@ -882,12 +914,14 @@ def run_set(
     missing = sorted({d for q in all_questions for d in q.docs} - set(docs))
     if missing:
         raise RuntimeError(f"{name}: no document for {', '.join(missing)}")
-    all_questions = with_halves(name, all_questions, read_split())
+    texts = {d.name: d.text for d in docs.values()}
+    all_questions = with_refs(with_halves(name, all_questions, read_split()), texts)
+    if not args.holdout:  # kept unread until the end (eval/splits.json)
+        all_questions = [q for q in all_questions if q.half != "holdout"]
     questions = spread(all_questions, args.limit)
     run = SetRun(name, questions, docs, {"documents": len(docs), "questions": len(questions)})
-    run.meta["alignment_mismatches"] = check_alignment(
-        all_questions, {d.name: d.text for d in docs.values()}
-    )
+    run.meta["evidence_not_found"] = sum(q.missing for q in all_questions)
+    run.meta["alignment_mismatches"] = check_alignment(all_questions, texts)
     if any(q.evidence for q in all_questions):
         run.meta["extraction"] = extraction_report(all_questions, docs)
     t0 = time.perf_counter()
@@ -924,9 +958,10 @@ def subsets(run: SetRun) -> dict[str, list[int]]:
     each question type and each kind of document (when kinds are not the types)."""
     qs = run.questions
     out: dict[str, list[int]] = {"all": list(range(len(qs)))}
-    for half in HALVES:
+    halves = [h for h in (*HALVES, HOLDOUT) if any(q.half == h for q in qs)]
+    for half in halves:
         out[half] = [n for n, q in enumerate(qs) if q.half == half]
-    for half in HALVES:
+    for half in halves:
         for label, key in (("type", "qtype"), ("kind", "kind")):
             if label == "kind" and all(q.kind == q.qtype for q in qs):
                 continue
@@ -1093,7 +1128,7 @@ def render_set(name: str, s: dict[str, Any], budgets: Sequence[int]) -> list[str
         )
     out += table(rows, "<" + ">" * (len(head) - 1))
     out += render_paired(s["paired"])
-    for half in HALVES:
+    for half in (h for h in (*HALVES, HOLDOUT) if h in s["subsets"]):
         part = s["subsets"][half]
         out += ["", f"  {half} half: {part['questions']} questions"]
         out += render_metrics(s["metrics"], part["table_pct"], budgets)
@@ -1243,6 +1278,12 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="keep each set's library (and baseline vectors) under HOME/<set> for later runs",
     )
     ap.add_argument("--details", type=Path, default=None, help="per-question JSONL to FILE")
+    ap.add_argument(
+        "--holdout",
+        action="store_true",
+        help="also ask the questions eval/splits.json holds out (once, at the end of a piece "
+        "of work: they are kept unread until then)",
+    )
     return ap.parse_args(argv)
 
 

@@ -19,6 +19,7 @@ import fnmatch
 import hashlib
 import json
 import re
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,6 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPLIT_FILE = ROOT / "eval" / "splits.json"
 HALVES = ("tuning", "report")
+HOLDOUT = "holdout"  # a set's groups kept unread until the end (eval_retrieval --holdout)
+HELD_OUT = {"fairytaleqa": 2}  # groups held out, for the sets drawn with a holdout
 
 Span = tuple[int, int]
 
@@ -50,6 +53,7 @@ class Question:
     kind: str = ""
     group: str = ""
     half: str = ""
+    missing: int = 0  # evidence texts not found in the extracted text (eval_retrieval)
 
     @property
     def docs(self) -> tuple[str, ...]:
@@ -149,10 +153,153 @@ def load_docugami(qa: Path) -> tuple[list[Path], list[Question]]:
     return paths, out
 
 
+# FairytaleQA's collections as books, one per collection, in the formats a library holds:
+# each story a chapter under its title, in file-name order, each section a run of
+# paragraphs. The formats take turns by the collection's place in name order.
+BOOK_FORMATS = ("md", "txt", "epub")
+BOOKS_DIR = Path(tempfile.gettempdir()) / "folio-eval-books"
+
+
+def load_fairytaleqa(qa: Path) -> tuple[list[Path], list[Question]]:
+    """FairytaleQA: each collection a book (written under ``BOOKS_DIR``), each question
+    asked of the whole library. The evidence is the text of its ``cor_section`` sections
+    (``contents``; ``refs`` are found in the extracted text by the evaluation); type: its
+    ``attribute1``; kind: ``local`` or ``summary`` and the book's format; group: the
+    collection."""
+    paths: list[Path] = []
+    out: list[Question] = []
+    for turn, folder in enumerate(sorted((qa / "section-stories").iterdir())):
+        fmt = BOOK_FORMATS[turn % len(BOOK_FORMATS)]
+        stories = _stories(folder)
+        paths.append(_write_book(folder.name, stories, fmt))
+        for story, sections in stories:
+            for row in _rows(qa / "questions" / folder.name / f"{story}-questions.csv"):
+                cited = [sections[int(n) - 1] for n in row["cor_section"].split(",") if n]
+                out.append(
+                    Question(
+                        index=len(out),
+                        text=row["question"],
+                        doc=folder.name,
+                        contents=tuple(cited),
+                        answer="",
+                        qtype=row["attribute1"].strip() or "unlabelled",
+                        kind=f"{row['local-or-sum']}/{fmt}",
+                        group=folder.name,
+                    )
+                )
+    return paths, out
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _stories(folder: Path) -> list[tuple[str, list[str]]]:
+    """(story name, its sections' texts, paragraphs apart by a blank line), name order."""
+    out = []
+    for path in sorted(folder.glob("*-story.csv")):
+        rows = sorted(_rows(path), key=lambda r: int(r["section"]))
+        sections = [
+            "\n\n".join(" ".join(p.split()) for p in r["text"].splitlines() if p.strip())
+            for r in rows
+        ]
+        out.append((path.name.removesuffix("-story.csv"), sections))
+    return out
+
+
+def story_title(name: str) -> str:
+    """ "brave-tin-soldier" -> "Brave Tin Soldier"."""
+    return " ".join(w.capitalize() for w in name.split("-"))
+
+
+def _write_book(collection: str, stories: list[tuple[str, list[str]]], fmt: str) -> Path:
+    """The collection as one book of format ``fmt``, rewritten only when its bytes change."""
+    title = story_title(collection)
+    if fmt == "epub":
+        data = _epub(title, stories)
+    elif fmt == "md":
+        body = [f"# {title}"]
+        for name, sections in stories:
+            body += [f"## {story_title(name)}", *sections]
+        data = ("\n\n".join(body) + "\n").encode()
+    else:  # plain text as a book is printed: the title and each story's title in capitals
+        body = [title.upper()]
+        for name, sections in stories:
+            body += [story_title(name).upper(), *sections]
+        data = ("\n\n\n".join(body) + "\n").encode()
+    path = BOOKS_DIR / f"{collection}.{fmt}"
+    if not path.is_file() or path.read_bytes() != data:
+        BOOKS_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return path
+
+
+_CONTAINER = """<?xml version="1.0"?>
+<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>
+<rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/>
+</rootfiles></container>"""
+_OPF = """<?xml version="1.0" encoding="utf-8"?>
+<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="id">
+<metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+<dc:identifier id="id">folio-eval-{title}</dc:identifier><dc:title>{title}</dc:title>
+<dc:language>en</dc:language><meta property="dcterms:modified">2026-01-01T00:00:00Z</meta>
+</metadata><manifest>
+<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+{manifest}</manifest><spine>{spine}</spine></package>"""
+_NAV = """<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<head><title>{title}</title></head>
+<body><nav epub:type="toc"><ol>{items}</ol></nav></body></html>"""
+_CHAPTER = """<html xmlns="http://www.w3.org/1999/xhtml"><head><title>{title}</title></head>
+<body><h2>{title}</h2>{paragraphs}</body></html>"""
+
+
+def _epub(title: str, stories: list[tuple[str, list[str]]]) -> bytes:
+    """An EPUB 3 of the stories (one chapter each, in the nav), with a fixed identifier
+    and dates, so that the same stories give the same bytes."""
+    import io
+    import zipfile
+    from html import escape
+
+    chapters = []
+    for n, (name, sections) in enumerate(stories, 1):
+        paragraphs = "".join(
+            f"<p>{escape(p)}</p>" for section in sections for p in section.split("\n\n")
+        )
+        chapters.append(
+            (
+                f"c{n}.xhtml",
+                story_title(name),
+                _CHAPTER.format(title=escape(story_title(name)), paragraphs=paragraphs),
+            )
+        )
+    nav = "".join(f'<li><a href="{f}">{escape(t)}</a></li>' for f, t, _ in chapters)
+    manifest = "".join(
+        f'<item id="c{n}" href="{f}" media-type="application/xhtml+xml"/>'
+        for n, (f, _, _) in enumerate(chapters, 1)
+    )
+    spine = "".join(f'<itemref idref="c{n}"/>' for n in range(1, len(chapters) + 1))
+    files = {
+        "META-INF/container.xml": _CONTAINER,
+        "OEBPS/content.opf": _OPF.format(title=escape(title), manifest=manifest, spine=spine),
+        "OEBPS/nav.xhtml": _NAV.format(title=escape(title), items=nav),
+        **{f"OEBPS/{f}": html for f, _, html in chapters},
+    }
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr(zipfile.ZipInfo("mimetype", (2026, 1, 1, 0, 0, 0)), "application/epub+zip")
+        for name, text in files.items():
+            info = zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, text)
+    return buf.getvalue()
+
+
 LOADERS: dict[str, tuple[str, Loader]] = {
     "chunking-eval": ("chunking_evaluation", load_chunking_eval),
     "financebench-dev": ("financebench-dev", load_financebench),
     "docugami-10q": ("docugami-10q", load_docugami),
+    "fairytaleqa": ("fairytaleqa", load_fairytaleqa),
 }
 
 
@@ -192,15 +339,18 @@ def printed_figures(text: str) -> set[str]:
 # --------------------------------------------------------------------------- the split
 
 
-def make_split(name: str, questions: Sequence[Question]) -> dict[str, list[str]]:
+def make_split(name: str, questions: Sequence[Question], holdout: int = 0) -> dict[str, list[str]]:
     """Whole groups into two halves of about equal question counts: groups in the order
     of a hash of their name (not chosen by anyone), each into the half that has fewer
-    questions so far (the report half on a tie)."""
+    questions so far (the report half on a tie); the first ``holdout`` groups in that
+    order are held out instead (read once, at the end)."""
     counts: dict[str, int] = {}
     for q in questions:
         counts[q.group] = counts.get(q.group, 0) + 1
     order = sorted(counts, key=lambda g: hashlib.sha256(f"{name}/{g}".encode()).hexdigest())
     halves: dict[str, list[str]] = {h: [] for h in HALVES}
+    if holdout:
+        halves[HOLDOUT], order = sorted(order[:holdout]), order[holdout:]
     size = dict.fromkeys(HALVES, 0)
     for g in order:
         half = "tuning" if size["tuning"] < size["report"] else "report"
@@ -233,7 +383,7 @@ def write_split(qa_root: Path, path: Path = SPLIT_FILE) -> None:
     """Draw the split of every set once (run by hand; the file is committed)."""
     sets = {}
     for name, (sub, loader) in LOADERS.items():
-        sets[name] = make_split(name, loader(qa_root / sub)[1])
+        sets[name] = make_split(name, loader(qa_root / sub)[1], HELD_OUT.get(name, 0))
     doc = {
         "method": (
             "scripts/qa_sets.py make_split: whole groups (company for filings, corpus file "

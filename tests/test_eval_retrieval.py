@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from pipeline import extract_file
+
 from .helpers import load_script
 
 ev = load_script("eval_retrieval")
+qa = load_script("qa_sets")
 
 
 class WordCounter:
@@ -267,3 +270,40 @@ def test_chunk_vectors_are_cached_per_model_and_texts(tmp_path: Path) -> None:
     assert calls == [2] and (first == again).all()
     ev.chunk_vectors(Fake(), ["a", "c"], tmp_path)  # other texts: embedded anew
     assert calls == [2, 2]
+
+
+def test_evidence_text_is_located_in_the_extracted_text_even_under_a_heading_mark() -> None:
+    text = "# Book\n\n## Tale\n\nOnce upon a time.\n\n# 'A song line,\n\nThe end."
+    q = ev.Question(0, "q", "book", contents=("Once upon a time.\n\n'A song line,",))
+    (got,) = ev.with_refs([q], {"book": text})
+    assert got.refs == ((text.index("Once"), text.index(",\n\nThe") + 1),)
+    assert got.contents == (text[got.refs[0][0] : got.refs[0][1]],) and got.missing == 0
+    lost = ev.with_refs([ev.Question(1, "q", "book", contents=("Not there.",))], {"book": text})
+    assert lost[0].refs == () and lost[0].missing == 1
+
+
+def test_a_split_with_a_holdout_keeps_whole_groups_out_of_both_halves() -> None:
+    qs = [ev.Question(n, "q", f"g{n % 6}", group=f"g{n % 6}") for n in range(60)]
+    split = qa.make_split("set", qs, holdout=2)
+    assert len(split["holdout"]) == 2
+    groups = [g for gs in split.values() for g in gs]
+    assert sorted(groups) == [f"g{n}" for n in range(6)]  # each group in one part only
+    assert qa.make_split("set", qs, holdout=2) == split  # drawn, not chosen
+    plain = qa.make_split("set", qs)
+    assert "holdout" not in plain and sorted(plain["tuning"] + plain["report"]) == sorted(groups)
+
+
+def test_fairytale_books_are_written_once_in_each_format(tmp_path: Path) -> None:
+    stories = [("brave-tin-soldier", ["One leg.\n\nA boat."]), ("flax", ["Blue flowers."])]
+    fmts = {}
+    for fmt in qa.BOOK_FORMATS:
+        path = qa._write_book("test-fairybook", stories, fmt)
+        fmts[fmt] = path.read_bytes()
+        if fmt == "epub":  # Folio reads it by its nav: a chapter per story
+            text = extract_file(path).text
+            assert text == "# Brave Tin Soldier\n\nOne leg.\n\nA boat.\n\n# Flax\n\nBlue flowers.\n"
+        assert qa._write_book("test-fairybook", stories, fmt).read_bytes() == fmts[fmt]
+        path.unlink()
+    assert b"## Brave Tin Soldier\n\nOne leg.\n\nA boat." in fmts["md"]
+    assert b"BRAVE TIN SOLDIER\n\n\nOne leg." in fmts["txt"]
+    assert fmts["epub"].startswith(b"PK") and b"mimetypeapplication/epub+zip" in fmts["epub"]
