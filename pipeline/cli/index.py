@@ -77,6 +77,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         prune=args.prune,
         workers=args.workers,
         embed=False if args.no_embed else None,
+        rehash=args.rehash,
         limits=Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb),
     )
     with progress:
@@ -278,6 +279,12 @@ def _add_ingest(
         action="store_true",
         help="do not store snippet vectors even when the dense extra is installed "
         "(retrieval is then lexical)",
+    )
+    p.add_argument(
+        "--rehash",
+        action="store_true",
+        help="read and hash every file; by default a file whose size, mtime, ctime, inode "
+        "and device are those it had when an earlier ingest hashed it is not read again",
     )
     p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)

@@ -61,6 +61,7 @@ def ingest(
         results = run or Pool(process, options.workers, options.limits)
         embedding = Embedding(report.embedder, report) if planned.job.embed else None
         _index(store, planned, options, report, results, progress, embedding)
+        _forget_changed(planned, report)
         if embedding is not None and planned.unembedded and not report.interrupted:
             _add_vectors(store, planned, embedding, report)
         if options.prune and not report.interrupted:
@@ -131,6 +132,16 @@ __all__ = [
     "ingest",
     "process_file",
 ]
+
+
+def _forget_changed(planned: Planned, report: Report) -> None:
+    """A file whose bytes were not those of its planned hash is hashed again next run,
+    whatever its stat says."""
+    changed = [f.path for f in report.failed if f.stage == "read" and f.reason == CHANGED]
+    if planned.hashes is not None and changed:
+        for path in changed:
+            planned.hashes.forget(path)
+        planned.hashes.save()
 
 
 def _add_vectors(store: Store, planned: Planned, embedding: Embedding, report: Report) -> None:
