@@ -2,13 +2,14 @@
 """What an ingest reads to find what changed: the cost of a one-file change as the library
 grows, and the bytes an unchanged re-ingest reads.
 
-(a) For each size (default 10k and 100k snippets in files of ~13 snippets: ~760 and
-~7,600 files) a library of book-sized markdown files made from the corpus (as
-``bench_scale.py`` makes them) is ingested (``folio ingest DIR --no-embed --json``, its
-own ``FOLIO_HOME`` and embedded server); then, ``--repeat`` times, one file gets a
-paragraph appended and the ingest is timed (wall, and the report's plan seconds), once
-trusting the hashes kept from the last run and once with ``--rehash`` (every file read
-and hashed, as every ingest did before the cache). The medians are reported, and the
+(a) For each size (default 7,600 and 76,000 snippets as calibrated, 10 a file: 760
+and 7,600 files of ~13 snippets as Folio counts them, ~10k and ~100k in all) a library
+of book-sized markdown files made from the corpus (as ``bench_scale.py`` makes them) is
+ingested (``folio ingest DIR --no-embed --json``, its own ``FOLIO_HOME`` and embedded
+server); then, ``--repeat`` times, one file gets a paragraph appended and the ingest is
+timed (wall, and the report's plan seconds), once trusting the hashes kept from the last
+run and once with ``--rehash`` (every file read and hashed, as every ingest did before
+the cache). The medians are reported, and the
 ratio of the large size to the small one.
 
 (b) ``--pdf-gb`` of generated PDFs (``--pdf-mb`` each: a page of corpus text, a text
@@ -308,8 +309,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dir", type=Path, default=Path("/tmp/bench-plan"), help="work directory")
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="markdown/ and epub/")
-    ap.add_argument("--sizes", default="10000,100000", help="snippet counts (10000,100000)")
-    ap.add_argument("--per-file", type=int, default=13, help="snippets per file (13)")
+    ap.add_argument("--sizes", default="7600,76000", help="snippet counts (7600,76000)")
+    ap.add_argument("--per-file", type=int, default=10, help="snippets per file (10)")
     ap.add_argument("--repeat", type=int, default=3, help="one-file changes per mode (3)")
     ap.add_argument("--pdf-gb", type=float, default=2.1, help="PDFs to generate, GB (2.1)")
     ap.add_argument("--pdf-mb", type=float, default=10.0, help="size of each PDF, MB (10)")

@@ -1,9 +1,10 @@
 """Library ingest: discover files, hash, extract and chunk in a process pool while
 batches stream into Typesense; skip unchanged, replace changed, report failures.
 
-One run is three steps: ``plan`` (hash the files, compare them with the stored records,
-record the copies), run (``pool`` processes the files with ``process``, the index
-thread of ``handoff`` feeds their results to the ``indexer``), ``prune``.
+One run is three steps: ``plan`` (hash the files that changed since the last run, see
+``hashes``; compare them with the stored records, record the copies), run (``pool``
+processes the files with ``process``, the index thread of ``handoff`` feeds their
+results to the ``indexer``), ``prune``.
 
 Crash safety: a document's record is written as ``indexing`` before its chunks and
 marked ``complete`` only once every chunk is acknowledged. Chunk ids are derived
