@@ -124,7 +124,7 @@ def test_a_rewrite_of_the_same_size_and_mtime_is_ingested(
 
 @pytest.mark.parametrize(
     "damage",
-    ["garbage", "truncated", "wrong shape", "another format", "a folder"],
+    ["garbage", "truncated", "nested", "wrong shape", "another format", "a folder"],
 )
 def test_a_damaged_cache_is_ignored_and_rebuilt(
     store: Store, folio_env: Path, tmp_path: Path, damage: str
@@ -144,6 +144,7 @@ def test_a_damaged_cache_is_ignored_and_rebuilt(
             {
                 "garbage": b"\x00\xff not json",
                 "truncated": good[: len(good) // 2],
+                "nested": b"[" * 100_000,  # json's recursion limit
                 "wrong shape": json.dumps({"format": 1, "files": {str(files[0]): [1]}}).encode(),
                 "another format": good.replace(b'"format": 1', b'"format": 99'),
             }[damage]

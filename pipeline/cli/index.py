@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..chunking import SUPPORTED_SUFFIXES, discover
+from ..chunking import SUPPORTED_SUFFIXES, holds_supported
 from ..errors import FolioError
 from ..library import IngestOptions, Library, Report
 from ..shared.config import OVERLAPS, PRESETS
@@ -118,7 +118,7 @@ class ProgressLines:
 def _refuse_nothing_to_read(paths: list[str]) -> None:
     """A folder without a file Folio reads would ingest nothing, silently."""
     for raw in paths:
-        if Path(raw).is_dir() and not discover([raw])[0]:
+        if Path(raw).is_dir() and not holds_supported(Path(raw)):
             kinds = " ".join(sorted(SUPPORTED_SUFFIXES))
             raise FolioError(
                 f"{raw}: no file Folio can read in this folder (it reads {kinds}); "

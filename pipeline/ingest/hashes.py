@@ -110,7 +110,7 @@ class HashCache:
             old = {str(p): Entry.from_json(e) for p, e in files.items()}
         except FileNotFoundError:
             return cls(path)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             log.warning(
                 "the cache of file hashes %s cannot be used (%s): every file is read and "
                 "hashed again, and the cache rebuilt",
@@ -157,7 +157,7 @@ class HashCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(prefix=".hashes-", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:  # ASCII: json escapes the rest
                 fh.write(blob)
             os.replace(tmp, self.path)
             tmp = None
