@@ -11,7 +11,7 @@ from .chunk.outline import DocumentOutline, document_outline
 from .chunk.tiers import chunk_parsed
 from .extract import SUPPORTED_SUFFIXES, extract_file
 from .extract.text import normalize_newlines
-from .ingest.files import discover
+from .ingest.files import discover, holds_supported
 from .model import Chunk, Document
 from .parse.document import parse
 from .shared.config import ChunkConfig
@@ -26,6 +26,7 @@ __all__ = [
     "discover",
     "document_outline",
     "extract_file",
+    "holds_supported",
 ]
 
 

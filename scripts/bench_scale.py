@@ -217,14 +217,21 @@ class Built:
     seconds: float
 
 
-def build_library(lib: Path, size: int, pool: Sequence[str], seed: int, rate: float) -> Built:
+def build_library(
+    lib: Path,
+    size: int,
+    pool: Sequence[str],
+    seed: int,
+    rate: float,
+    per_file: int = SNIPPETS_PER_FILE,
+) -> Built:
     """``lib`` filled with ``size`` snippets' worth of books (as calibrated by ``rate``),
-    ``SNIPPETS_PER_FILE`` each; the same size and seed write the same bytes."""
+    ``per_file`` each; the same size and seed write the same bytes."""
     t0 = time.perf_counter()
     if lib.exists():
         shutil.rmtree(lib)
     lib.mkdir(parents=True)
-    files = max(1, round(size / SNIPPETS_PER_FILE))
+    files = max(1, round(size / per_file))
     chars = round(size / files / rate)
     deck = SectionDeck(pool, random.Random(f"{seed}-{size}"))
     total = 0

@@ -17,7 +17,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from ..chunking import SUPPORTED_SUFFIXES, discover
+from ..chunking import SUPPORTED_SUFFIXES, holds_supported
 from ..errors import FolioError
 from ..library import IngestOptions, Library, Report
 from ..shared.config import OVERLAPS, PRESETS
@@ -77,6 +77,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         prune=args.prune,
         workers=args.workers,
         embed=False if args.no_embed else None,
+        rehash=args.rehash,
         limits=Limits.from_options(args.file_timeout, args.max_file_mb, args.max_memory_mb),
     )
     with progress:
@@ -117,7 +118,7 @@ class ProgressLines:
 def _refuse_nothing_to_read(paths: list[str]) -> None:
     """A folder without a file Folio reads would ingest nothing, silently."""
     for raw in paths:
-        if Path(raw).is_dir() and not discover([raw])[0]:
+        if Path(raw).is_dir() and not holds_supported(Path(raw)):
             kinds = " ".join(sorted(SUPPORTED_SUFFIXES))
             raise FolioError(
                 f"{raw}: no file Folio can read in this folder (it reads {kinds}); "
@@ -278,6 +279,12 @@ def _add_ingest(
         action="store_true",
         help="do not store snippet vectors even when the dense extra is installed "
         "(retrieval is then lexical)",
+    )
+    p.add_argument(
+        "--rehash",
+        action="store_true",
+        help="read and hash every file; by default a file whose size, mtime, ctime, inode "
+        "and device are those it had when an earlier ingest hashed it is not read again",
     )
     p.add_argument("--preset", choices=tuple(PRESETS), default=None, help=PRESET_HELP)
     p.add_argument("--overlap", choices=tuple(OVERLAPS), default=None, help=OVERLAP_HELP)

@@ -1,9 +1,10 @@
 """Library ingest: discover files, hash, extract and chunk in a process pool while
 batches stream into Typesense; skip unchanged, replace changed, report failures.
 
-One run is three steps: ``plan`` (hash the files, compare them with the stored records,
-record the copies), run (``pool`` processes the files with ``process``, the index
-thread of ``handoff`` feeds their results to the ``indexer``), ``prune``.
+One run is three steps: ``plan`` (hash the files that changed since the last run, see
+``hashes``; compare them with the stored records, record the copies), run (``pool``
+processes the files with ``process``, the index thread of ``handoff`` feeds their
+results to the ``indexer``), ``prune``.
 
 Crash safety: a document's record is written as ``indexing`` before its chunks and
 marked ``complete`` only once every chunk is acknowledged. Chunk ids are derived
@@ -61,6 +62,7 @@ def ingest(
         results = run or Pool(process, options.workers, options.limits)
         embedding = Embedding(report.embedder, report) if planned.job.embed else None
         _index(store, planned, options, report, results, progress, embedding)
+        _forget_changed(planned, report)
         if embedding is not None and planned.unembedded and not report.interrupted:
             _add_vectors(store, planned, embedding, report)
         if options.prune and not report.interrupted:
@@ -131,6 +133,16 @@ __all__ = [
     "ingest",
     "process_file",
 ]
+
+
+def _forget_changed(planned: Planned, report: Report) -> None:
+    """A file whose bytes were not those of its planned hash is hashed again next run,
+    whatever its stat says."""
+    changed = [f.path for f in report.failed if f.stage == "read" and f.reason == CHANGED]
+    if planned.hashes is not None and changed:
+        for path in changed:
+            planned.hashes.forget(path)
+        planned.hashes.save()
 
 
 def _add_vectors(store: Store, planned: Planned, embedding: Embedding, report: Report) -> None:

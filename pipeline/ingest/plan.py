@@ -20,10 +20,13 @@ from ..index.replicas import Replicas
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store
 from ..shared.config import ChunkConfig
+from ..shared.home import folio_home
 from ..shared.limits import Limits, size_problem
+from ..shared.pathtext import resolved
 from .catalog import Found, Plan, copy_id, plan
 from .embedding import missing
 from .files import Failure, discover, file_sha256
+from .hashes import HashCache
 from .options import IngestOptions
 from .process import FileResult, Job
 from .report import Report
@@ -32,6 +35,7 @@ log = logging.getLogger("folio.ingest")
 # Bumped when what ingest stores for the same bytes and settings changes (fields,
 # titles, retrieval text), so existing documents are re-ingested rather than "unchanged".
 STORE_FORMAT = 3
+SAVE_EVERY_S = 60.0  # a long first hashing run keeps what it hashed if it is stopped
 
 
 def config_fingerprint(config: ChunkConfig, embedder: str = "") -> str:
@@ -53,6 +57,7 @@ class Planned:
     plan: Plan
     job: Job
     unembedded: tuple[DocumentRecord, ...] = ()  # unchanged, but lacking vectors
+    hashes: HashCache | None = None  # the files' hashes, kept for the next run
 
 
 def prepare(
@@ -70,12 +75,20 @@ def prepare(
     report.embedder = str(vectors.embedder().name) if embed else ""
     fingerprint = config_fingerprint(config)
     current = _current_form(records, config_fingerprint(config, report.embedder), fingerprint)
-    work = plan(hashed(files, options.limits, report), current, stored, fingerprint)
+    hashes = HashCache.load(hash_cache(store), trust=not options.rehash)
+    found = hashed(files, options.limits, report, hashes)
+    hashes.save(resolved(Path(p)) for p in paths)
+    work = plan(found, current, stored, fingerprint)
     report.unchanged.extend(work.unchanged)
     record_copies(store, work, fingerprint, report)
     job = Job(config, fingerprint, embed, options.limits.max_memory_mb)
     unembedded = missing(store, records, work.unchanged, report.embedder) if embed else ()
-    return Planned(tuple(files), tuple(records), work, job, unembedded)
+    return Planned(tuple(files), tuple(records), work, job, unembedded, hashes)
+
+
+def hash_cache(store: Store) -> Path:
+    """Where the hashes of the files ingested into ``store`` are kept (``hashes``)."""
+    return folio_home() / "hashes" / f"{store.identity()}.json"
 
 
 def _current_form(
@@ -122,12 +135,17 @@ def agreed(held: Sequence[tuple[Mapping[str, int], Mapping[str, int]]]) -> dict[
     return out
 
 
-def hashed(files: list[Path], limits: Limits, report: Report) -> list[Found]:
-    """The regular, non-empty files within the size limit, with their hashes."""
+def hashed(
+    files: list[Path], limits: Limits, report: Report, cache: HashCache | None = None
+) -> list[Found]:
+    """The regular, non-empty files within the size limit, with their hashes: from
+    ``cache`` for a file its entry matches (not read), else read and remembered there."""
     found: list[Found] = []
+    saved = time.monotonic()
     for f in files:
         path = str(f)
         try:
+            seen = time.time_ns()
             st = f.stat()
             if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
                 report.failed.append(Failure(path, "read", "not a regular file"))
@@ -139,7 +157,15 @@ def hashed(files: list[Path], limits: Limits, report: Report) -> list[Found]:
             if too_big:
                 report.failed.append(Failure(path, "read", too_big))
                 continue
-            found.append(Found(path, file_sha256(f), st.st_size))
+            sha = cache.known(path, st) if cache is not None else None
+            if sha is None:
+                sha = file_sha256(f)
+                if cache is not None:
+                    cache.put(path, sha, st, seen)
+                    if time.monotonic() - saved > SAVE_EVERY_S:
+                        cache.save()
+                        saved = time.monotonic()
+            found.append(Found(path, sha, st.st_size))
         except OSError as exc:
             report.failed.append(Failure(path, "read", exc.strerror or str(exc)))
     return found
