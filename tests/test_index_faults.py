@@ -1,0 +1,106 @@
+"""Faults around the lexical index (#40), each through real `folio` processes where the
+fault is a process fault: a writer killed between its store writes and its index sync
+leaves readers behind, so they repair the index themselves; what the index rows carry
+besides the content (path, format, title) reaches them; a killed delete leaves nothing
+complete without its chunks; errors quote hostile values short."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from pipeline.index.schema import CHUNKS, DOCUMENTS
+from pipeline.index.store import Store
+
+from .helpers import ROOT, folio
+
+WORD = "zanzibarite"
+FILLER = (
+    "The committee met every week to review the accounts, the minutes and the letters "
+    "that had arrived since the last meeting, and each member spoke in turn. "
+)
+
+
+def _book(lib: Path) -> Path:
+    """A text whose word sits in its last paragraph: under another preset that paragraph
+    is in a snippet of another index, so a stale index names a chunk the store lacks."""
+    lib.mkdir()
+    paragraphs = [f"## Part {i}\n\n" + FILLER * 12 for i in range(10)]
+    paragraphs.append(f"## Last\n\nThe mineral {WORD} was found in the quarry.\n")
+    (lib / "book.md").write_text("# Book\n\n" + "\n\n".join(paragraphs), encoding="utf-8")
+    return lib
+
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from pipeline.index.lock import library_lock
+with library_lock(Path(sys.argv[1]), wait=None):
+    print("held", flush=True)
+    time.sleep(300)
+"""
+
+
+def _kill_at_lexical_lock(store: Store, env: dict[str, str], *args: str) -> None:
+    """`folio ARGS`, killed (-9) once it waits for the lexical index lock: after its store
+    writes, before its index sync."""
+    lock = Path(env["FOLIO_HOME"]) / "locks" / f"{store.identity()}.lexical.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(lock)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pipeline", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        assert proc.stderr is not None
+        said = ""
+        for line in proc.stderr:
+            said += line
+            if "waiting for the library lock" in line:
+                break
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert "waiting for the library lock" in said, said[-2000:]
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def _retrieved(env: dict[str, str], *args: str) -> list[dict[str, object]]:
+    run = folio(env, "retrieve", WORD, "--mode", "lexical", "--json", *args)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return list(json.loads(run.stdout)["items"])
+
+
+def test_a_settings_change_killed_before_its_sync_is_repaired_by_readers(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.1: the store holds the new chunks, the index the old rows; the readers' state
+    token did not move (same counter, count and newest record), so they kept answering
+    from the old rows ("No context found") until the next writer."""
+    env = os.environ.copy()
+    lib = _book(tmp_path / "lib")
+    first = folio(env, "ingest", str(lib))
+    assert first.returncode == 0, first.stderr[-2000:]
+    other = env | {"FOLIO_HOME": str(tmp_path / "other-host")}
+    assert _retrieved(env) and _retrieved(other)  # each host's index is current
+    before = {c["id"] for c in store.export(CHUNKS)}
+    _kill_at_lexical_lock(store, env, "ingest", str(lib), "--preset", "large")
+    records = store.export(DOCUMENTS)
+    assert [r["status"] for r in records] == ["complete"]
+    assert {c["id"] for c in store.export(CHUNKS)} != before  # the new chunks are in
+    for reader in (env, other):
+        items = _retrieved(reader)
+        assert items and WORD in str(items[0]["text"]), items
+
