@@ -104,3 +104,53 @@ def test_a_settings_change_killed_before_its_sync_is_repaired_by_readers(
         items = _retrieved(reader)
         assert items and WORD in str(items[0]["text"]), items
 
+
+def _formats(env: dict[str, str]) -> dict[str, int]:
+    """How many lexical hits for WORD each format filter gives."""
+    return {f: len(_retrieved(env, "--format", f)) for f in ("markdown", "text")}
+
+
+def test_a_renamed_file_reaches_the_index_with_its_new_format_and_name(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.2: `mv notes.txt notes.md` + `folio ingest --prune` left the index's rows
+    under format text and its catalog (the title pull) under the old name: the
+    catalog's key was (settings, snippets) only."""
+    from pipeline.index import side_index
+
+    env = os.environ.copy()
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    text = f"Field notes\n\nThe mineral {WORD} was found in the quarry.\n" + FILLER * 3
+    (lib / "notes.txt").write_text(text, encoding="utf-8")
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    assert _formats(env) == {"markdown": 0, "text": 1}
+    (lib / "notes.txt").rename(lib / "notes.md")
+    again = folio(env, "ingest", str(lib), "--prune")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert _formats(env) == {"markdown": 1, "text": 0}
+    index = side_index.current(store)
+    assert index is not None
+    assert [(Path(d.path).name, d.format) for d in index.docs] == [("notes.md", "markdown")]
+
+
+def test_a_copy_made_keeper_reaches_the_index_under_its_own_name(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.2: when the keeper of two identical files goes, the copy holds the content;
+    the index's catalog kept the gone file's name (the title pull looked for it)."""
+    from pipeline.index import side_index
+
+    env = os.environ.copy()
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    text = f"# Field notes\n\nThe mineral {WORD} was found in the quarry.\n"
+    for name in ("a-notes.md", "b-notes.md"):
+        (lib / name).write_text(text, encoding="utf-8")
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    (lib / "a-notes.md").unlink()
+    again = folio(env, "ingest", str(lib), "--prune")
+    assert again.returncode == 0, again.stderr[-2000:]
+    index = side_index.current(store)
+    assert index is not None
+    assert [Path(d.path).name for d in index.docs] == ["b-notes.md"]

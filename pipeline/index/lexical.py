@@ -74,9 +74,12 @@ class DocInfo:
             str(record.get("config") or ""),
         )
 
-    def key(self) -> tuple[str, int]:
-        """What the snippets follow from (a content's doc_id names its bytes)."""
-        return (self.config, self.snippets)
+    def key(self) -> tuple[str, int, str, str, str]:
+        """What a document's rows follow from besides its bytes (the doc_id names those):
+        the settings and count its snippets were made with, and what the rows carry of
+        the file (format for the filter; path and title for the title pull), which a
+        rename or a copy made keeper changes without changing the content."""
+        return (self.config, self.snippets, self.path, self.format, self.title)
 
 
 @dataclass(frozen=True, slots=True)

@@ -317,7 +317,7 @@ def complete_documents(store: Store) -> list[DocInfo]:
     """The store's complete documents, one per doc_id, sorted by it."""
     try:
         rows: Sequence[Mapping[str, Any]] = store.export(
-            DOCUMENTS, "status:=complete", include=_DOC_FIELDS
+            DOCUMENTS, "status:=complete", include=f"id,{_DOC_FIELDS}"
         )
     except StoreError as exc:
         if _missing(exc):
@@ -326,7 +326,8 @@ def complete_documents(store: Store) -> list[DocInfo]:
             raise
         rows = _records_by_search(store)
     docs: dict[str, DocInfo] = {}
-    for row in sorted(rows, key=lambda r: str(r.get("path") or "")):
+    # The keeper's record (id = doc_id) names the file the chunks cite, not a copy's.
+    for row in sorted(rows, key=lambda r: (r.get("id") != r["doc_id"], str(r.get("path") or ""))):
         docs.setdefault(str(row["doc_id"]), DocInfo.of(row))
     return [docs[i] for i in sorted(docs)]
 
