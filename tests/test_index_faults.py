@@ -154,3 +154,56 @@ def test_a_copy_made_keeper_reaches_the_index_under_its_own_name(
     index = side_index.current(store)
     assert index is not None
     assert [Path(d.path).name for d in index.docs] == ["b-notes.md"]
+
+
+# `folio delete`, killed (-9) by itself right after its chunk delete returns: the store
+# is the real one, only the moment of the kill is chosen.
+_KILLED_DELETE = """
+import os, signal, sys
+from pipeline.cli import main
+from pipeline.index.schema import CHUNKS
+from pipeline.index.store import Store
+
+plain = Store.delete_where
+
+def delete_where(self, collection, filter_by):
+    removed = plain(self, collection, filter_by)
+    if collection == CHUNKS:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return removed
+
+Store.delete_where = delete_where
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_delete_killed_after_its_chunks_leaves_nothing_complete_without_them(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.5: the chunks went first and the records after, so a kill between the two left
+    the document `complete` with 0 chunks, in `folio docs`, `outline` and the index."""
+    env = os.environ.copy()
+    lib = _book(tmp_path / "lib")
+    (lib / "other.md").write_text("# Other\n\n" + FILLER * 4, encoding="utf-8")
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    doc_id = next(r["doc_id"] for r in store.export(DOCUMENTS) if r["title"] == "Book")
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_DELETE, "delete", doc_id],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    assert all(c["doc_id"] != doc_id for c in store.export(CHUNKS))  # killed after those
+    docs = folio(env, "docs", "--json")
+    assert docs.returncode == 0, docs.stderr[-2000:]
+    listed = json.loads(docs.stdout)
+    assert all(d["status"] != "complete" for d in listed if d["doc_id"] == doc_id), listed
+    assert not _retrieved(env)
+    outline = folio(env, "outline", doc_id)
+    assert outline.returncode != 0 or "Last" not in outline.stdout, outline.stdout
+    again = folio(env, "delete", doc_id)  # the delete can be finished
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert all(r["doc_id"] != doc_id for r in store.export(DOCUMENTS))
