@@ -207,3 +207,75 @@ def test_a_delete_killed_after_its_chunks_leaves_nothing_complete_without_them(
     again = folio(env, "delete", doc_id)  # the delete can be finished
     assert again.returncode == 0, again.stderr[-2000:]
     assert all(r["doc_id"] != doc_id for r in store.export(DOCUMENTS))
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    """``chattr +i``/``-i`` (root on a file system that has it): nothing in the folder
+    can be created, removed or renamed, whoever asks."""
+    flag = "+i" if on else "-i"
+    return subprocess.run(["chattr", flag, str(path)], capture_output=True).returncode == 0
+
+
+def test_an_index_folder_that_cannot_be_written_costs_only_the_catch_up(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.3: with the lexical folder immutable, `folio ingest` and `folio retrieve`
+    exited 1 with a tantivy ValueError traceback, although the store was intact."""
+    import pytest
+
+    from pipeline.index import side_index
+
+    env = os.environ.copy()
+    lib = _book(tmp_path / "lib")
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    folders = [side_index.location(store), side_index.root(store)]
+    if not all(_immutable(f, True) for f in folders):
+        for f in folders:
+            _immutable(f, False)
+        pytest.skip("needs root and chattr to make a folder immutable")
+    try:
+        (lib / "more.md").write_text(f"# More\n\nAnother {WORD} sample.\n", encoding="utf-8")
+        more = folio(env, "ingest", str(lib))
+        assert more.returncode == 0, more.stderr[-2000:]
+        assert "Traceback" not in more.stderr and "lexical index" in more.stderr
+        items = _retrieved(env)
+        assert items and any(WORD in str(i["text"]) for i in items)
+    finally:
+        for f in folders:
+            _immutable(f, False)
+
+
+def test_an_index_folder_on_a_full_disk_costs_only_the_catch_up(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.3: `$FOLIO_HOME/lexical` on a small tmpfs filled up: ingest and retrieve
+    exited 1 with tantivy's ValueError (no space left on device)."""
+    import pytest
+
+    env = os.environ.copy()
+    lib = _book(tmp_path / "lib")
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    lexical = Path(env["FOLIO_HOME"]) / "lexical"
+    full = tmp_path / "full"
+    full.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(full)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip("needs root to mount a small tmpfs")
+    try:
+        subprocess.run(["cp", "-a", f"{lexical}/.", str(full)], check=True)
+        subprocess.run(["rm", "-rf", str(lexical)], check=True)
+        lexical.symlink_to(full)
+        filler = subprocess.run(
+            ["dd", "if=/dev/zero", f"of={full / 'filler'}", "bs=64k"], capture_output=True
+        )
+        assert b"No space left" in filler.stderr
+        (lib / "more.md").write_text(f"# More\n\nAnother {WORD} sample.\n", encoding="utf-8")
+        more = folio(env, "ingest", str(lib))
+        assert more.returncode == 0, more.stderr[-2000:]
+        assert "Traceback" not in more.stderr and "lexical index" in more.stderr
+        items = _retrieved(env)
+        assert items and any(WORD in str(i["text"]) for i in items)
+    finally:
+        subprocess.run(["umount", "-l", str(full)], capture_output=True)

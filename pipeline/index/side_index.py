@@ -42,7 +42,15 @@ from typesense.exceptions import ObjectNotFound
 from ..errors import FolioError, LockBusy, StoreError
 from ..shared.home import folio_home
 from . import generation
-from .lexical import FORMAT, SNIPPET_FIELDS, DamagedIndex, DocInfo, LexicalIndex, LexicalWriter
+from .lexical import (
+    FORMAT,
+    SNIPPET_FIELDS,
+    DamagedIndex,
+    DocInfo,
+    LexicalIndex,
+    LexicalWriter,
+    UnwritableIndex,
+)
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS
 from .server import healthy_at
@@ -111,9 +119,9 @@ def current(store: Store, wanted: str | None = None) -> LexicalIndex | None:
         return _reader(path)
     except LockBusy:
         return index  # being brought up to date by another process: answer from this one
-    except (OSError, DamagedIndex) as exc:
-        # A state folder that cannot be written costs this reader its catch-up, never
-        # its answer.
+    except (OSError, DamagedIndex, UnwritableIndex) as exc:
+        # A state folder that cannot be written (a full disk, a read-only folder) costs
+        # this reader its catch-up, never its answer.
         log.warning("lexical index not brought up to date: %s", exc)
         return index
 
