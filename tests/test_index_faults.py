@@ -279,3 +279,27 @@ def test_an_index_folder_on_a_full_disk_costs_only_the_catch_up(
         assert items and any(WORD in str(i["text"]) for i in items)
     finally:
         subprocess.run(["umount", "-l", str(full)], capture_output=True)
+
+
+def test_folio_s_own_search_only_key_serves_a_second_host(
+    store: Store, tmp_path: Path, folio_env: Path
+) -> None:
+    """#40.4: another FOLIO_HOME with TYPESENSE_URL and the first home's `search-key-*`:
+    retrieve, search and docs failed with "read alias folio_chunks: Typesense refused
+    the API key (401)" (opening a library read aliases and collections)."""
+    from pipeline.index.keys import parent_key
+
+    env = os.environ.copy()
+    lib = _book(tmp_path / "lib")
+    assert folio(env, "ingest", str(lib)).returncode == 0
+    parent_key(store)
+    (kept,) = Path(env["FOLIO_HOME"]).glob("search-key-*")
+    reader = env | {
+        "FOLIO_HOME": str(tmp_path / "other-host"),
+        "TYPESENSE_API_KEY": kept.read_text(encoding="ascii").strip(),
+    }
+    assert WORD in str(_retrieved(reader)[0]["text"])
+    for args in (("search", WORD), ("docs",)):
+        run = folio(reader, *args)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert "Book" in run.stdout or "book.md" in run.stdout, run.stdout

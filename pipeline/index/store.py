@@ -195,7 +195,14 @@ class Store:
         moment after the leader acknowledged them, so callers must not read them back)."""
         created: set[str] = set()
         for name in (CHUNKS, DOCUMENTS):
-            current = self.alias_target(name)
+            try:
+                current = self.alias_target(name)
+            except StoreError as exc:
+                if not isinstance(exc.__cause__, RequestUnauthorized) or not self._searches():
+                    raise
+                # A search-only key (a reader on another host): making collections is a
+                # writer's job, and searching them needs no alias read.
+                return created
             if current is None:
                 self._create_version(name, 1)
                 target = {"collection_name": f"{name}_v1"}
@@ -205,6 +212,14 @@ class Store:
                 self._add_missing_fields(name, current)
         self._ensure_meta()
         return created
+
+    def _searches(self) -> bool:
+        """The key may search the library (a search-only key, not a wrong one)."""
+        try:
+            self.search(DOCUMENTS, {"q": "*", "per_page": 1, "include_fields": "id"})
+        except StoreError as exc:
+            return not isinstance(exc.__cause__, RequestUnauthorized)
+        return True
 
     def _ensure_meta(self) -> None:
         """The one-record collection of the library's generation (``index.generation``)."""
