@@ -206,3 +206,35 @@ def test_good_calls_return_structured_content_matching_the_schema(library: Store
     assert len({tuple(h["breadcrumb"]) for h in headings}) == len(headings) > 0
     indexes = [h["chunk_index"] for h in headings]
     assert indexes == sorted(indexes) and indexes[-1] < got["operators"]["sections"]
+
+
+HOSTILE = "a" * 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("retrieve", {"question": "ownership", "doc_id": HOSTILE}),
+        ("search", {"query": "ownership", "doc_id": "0" * 1_000_000}),
+        ("get_section", {"id": HOSTILE}),
+        ("get_outline", {"doc_id": HOSTILE}),
+        ("search", {"query": "ownership", "format": HOSTILE}),
+        ("search", {"query": "ownership", "hints": ["tabel"] * 200_000}),
+        ("search", {"query": "ownership", "hints": [HOSTILE]}),
+        ("search", {"query": "ownership", "page": [1] * 200_000}),
+        ("search", {"query": "ownership", HOSTILE: 1}),
+    ],
+)
+def test_an_error_quotes_a_hostile_value_short(
+    library: Store, tool: str, args: dict[str, Any]
+) -> None:
+    """#40.6: a 1 MB doc_id or a 200,000-element list came back whole in the error text
+    (1-1.5 MB); an error quotes at most ~100 characters of a value."""
+
+    async def call(client: Any) -> Any:
+        return await client.call_tool(tool, args)
+
+    result = with_client(call)
+    assert result.is_error
+    text = result.content[0].text
+    assert len(text) < 1000, (len(text), text[:300])

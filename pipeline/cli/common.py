@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from rich.console import Console
 
 from ..shared.home import folio_home, secure_home
+from ..shared.inputs import quoted
 from ..shared.logs import NameTheFile, Once, line
 from ..shared.pathtext import stored
 from .terminal import markup
@@ -113,7 +114,7 @@ def at_least(least: int, kind: type[float] | type[int]) -> Callable[[str], float
         try:
             value = kind(raw)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {raw!r}") from None
+            raise argparse.ArgumentTypeError(f"not a number: {quoted(raw)}") from None
         if value < least:
             meaning = " (no limit)" if least == 0 else ""
             raise argparse.ArgumentTypeError(f"must be {least}{meaning} or more, not {raw}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import FolioError
+from ..shared.inputs import quoted
 from .common import Commands, add_command
 
 DEFAULT_PORT = 8765
@@ -14,7 +15,7 @@ def _port(raw: str) -> int:
     try:
         port = int(raw)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {raw!r}") from None
+        raise argparse.ArgumentTypeError(f"not a port number: {quoted(raw)}") from None
     if not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 1 to 65535, not {port}")
     return port

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import StoreError
 from ..shared.pathtext import gone, stored
-from .records import DocumentRecord
+from .records import DONE, DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .store import Store, quote
 
@@ -22,10 +22,21 @@ def delete_document(store: Store, doc_id: str) -> int:
 
 
 def remove_document(store: Store, doc_id: str) -> int:
-    """``delete_document`` for a caller that holds the library lock already."""
+    """``delete_document`` for a caller that holds the library lock already. Its records
+    stop being finished before its chunks go: a delete killed between the two used to
+    leave a document ``complete`` with no chunks (listed, outlined and ranked), while
+    an unfinished one is hidden from every read and the next delete or ingest ends it."""
+    _unfinish(store, read_records(store, f"doc_id:={quote(doc_id)}"))
     removed = store.delete_where(CHUNKS, f"doc_id:={quote(doc_id)}")
     store.delete_where(DOCUMENTS, f"doc_id:={quote(doc_id)}")
     return removed
+
+
+def _unfinish(store: Store, records: Collection[DocumentRecord]) -> None:
+    done = [r.with_status("indexing").to_store() for r in records if r.status in DONE]
+    refused = store.upsert(DOCUMENTS, done) if done else []
+    if refused:
+        raise StoreError(f"marking {done[0]['doc_id']} for deletion: {refused[0].reason}")
 
 
 @dataclass(frozen=True, slots=True)

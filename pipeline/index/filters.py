@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..chunk.hints import HINT_ORDER
 from ..errors import InvalidInput
 from ..extract.dispatch import FORMAT_OF_SUFFIX
-from ..shared.inputs import check_choice, check_id, check_literal, check_pages
+from ..shared.inputs import check_choice, check_id, check_literal, check_pages, quoted
 from .store import quote
 
 TIERS = ("section", "snippet")
@@ -36,7 +36,7 @@ class Filters:
             named = FORMAT_OF_SUFFIX.get(f".{fmt.lower()}")
             if named is not None and fmt not in FORMATS:  # a suffix: say its format
                 raise InvalidInput(
-                    f"unknown format {fmt!r}: a .{fmt} file has format {named!r} "
+                    f"unknown format {quoted(fmt)}: a .{fmt} file has format {named!r} "
                     f"(allowed: {', '.join(FORMATS)})"
                 )
             check_choice(fmt, FORMATS, "format")

@@ -4,6 +4,12 @@ is behind from two small searches sent with its question, not by reading every
 document record. The counter travels with the number of complete records and the
 newest of them, which move even when a writer was killed before raising it.
 
+A writer also raises it, marked ``writing``, as soon as it holds the library lock
+(``begin``), and clears the mark with its last raise (``advance``). A writer killed in
+between leaves the mark, so readers know the store may hold what no token shows (a
+settings change rewrites the same documents: counter, count and newest record all stay)
+and compare their catalog with the store themselves (``settled``).
+
 It lives in its own collection (``folio_meta``, one record, made with the others by
 ``Store.ensure_collections``), outside the versioned collections that ``reindex``
 swaps; a search-only key reads it like any other search.
@@ -19,6 +25,7 @@ from .schema import DOCUMENTS, META
 from .store import Store, found
 
 _ID = "library"
+_WRITING = "w"  # the counter's mark in a token while a writer is (or was killed) at work
 
 
 def searches() -> list[dict[str, Any]]:
@@ -43,8 +50,19 @@ def of(results: Sequence[dict[str, Any]]) -> str:
     counter, complete = results
     docs = found(counter)
     value = int(docs[0]["generation"]) if docs else 0
+    mark = _WRITING if docs and docs[0].get("writing") else ""
     newest = found(complete)
-    return f"{value}/{int(complete.get('found', 0))}/{newest[0]['id'] if newest else ''}"
+    return f"{value}{mark}/{int(complete.get('found', 0))}/{newest[0]['id'] if newest else ''}"
+
+
+def settled(token: str) -> bool:
+    """No writer is at work on the store, nor was one killed at work: an index that
+    reflects this token holds what the store holds."""
+    return not token.split("/", 1)[0].endswith(_WRITING)
+
+
+def _counter(token: str) -> int:
+    return int(token.split("/", 1)[0].removesuffix(_WRITING))
 
 
 def read(store: Store) -> str:
@@ -64,11 +82,19 @@ def read(store: Store) -> str:
     return of(answers)
 
 
-def advance(store: Store) -> str:
-    """Raise the counter by one (a writer, under the library lock); returns the state."""
+def begin(store: Store) -> str:
+    """A writer's first step (under the library lock, before it writes anything): the
+    counter raised and marked ``writing`` until its ``advance(finished=True)``."""
+    return advance(store, finished=False)
+
+
+def advance(store: Store, finished: bool = True) -> str:
+    """Raise the counter by one (a writer, under the library lock), marked ``writing``
+    unless the writer is ``finished``; returns the state."""
     store.ensure_collections()
-    value = int(read(store).split("/", 1)[0]) + 1
-    refused = store.upsert(META, [{"id": _ID, "generation": value}])
+    value = _counter(read(store)) + 1
+    record = {"id": _ID, "generation": value, "writing": not finished}
+    refused = store.upsert(META, [record])
     if refused:
         raise StoreError(f"generation not written: {refused[0].reason}")
     return read(store)

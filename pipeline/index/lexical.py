@@ -20,9 +20,10 @@ see the same terms.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,20 @@ class DamagedIndex(FolioError):
     """The index on disk cannot be read or disagrees with itself."""
 
 
+class UnwritableIndex(FolioError):
+    """The index's folder refuses a write (a full disk, a read-only or immutable folder):
+    the index stays as last committed, and readers still read it."""
+
+
+@contextlib.contextmanager
+def _writes(path: Path) -> Iterator[None]:
+    # tantivy says a failed write as ValueError; it is the folder's fault, not damage.
+    try:
+        yield
+    except (ValueError, OSError) as exc:
+        raise UnwritableIndex(f"lexical index at {path} cannot be written: {exc}") from exc
+
+
 @dataclass(frozen=True, slots=True)
 class DocInfo:
     """A complete document as the index knows it (from its ``folio_documents`` record)."""
@@ -74,9 +89,12 @@ class DocInfo:
             str(record.get("config") or ""),
         )
 
-    def key(self) -> tuple[str, int]:
-        """What the snippets follow from (a content's doc_id names its bytes)."""
-        return (self.config, self.snippets)
+    def key(self) -> tuple[str, int, str, str, str]:
+        """What a document's rows follow from besides its bytes (the doc_id names those):
+        the settings and count its snippets were made with, and what the rows carry of
+        the file (format for the filter; path and title for the title pull), which a
+        rename or a copy made keeper changes without changing the content."""
+        return (self.config, self.snippets, self.path, self.format, self.title)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +308,8 @@ class LexicalWriter:
 
     def remove(self, doc_id: str) -> None:
         """The document's snippets and catalog entry (applied at commit)."""
-        self._writer.delete_documents_by_term("doc_id", doc_id)
+        with _writes(self.path):
+            self._writer.delete_documents_by_term("doc_id", doc_id)
 
     def add(self, doc: DocInfo, snippets: Sequence[Mapping[str, Any]]) -> None:
         """A document's snippets (stored chunk records, ``SNIPPET_FIELDS``), the first
@@ -300,21 +319,24 @@ class LexicalWriter:
             if n == 0:
                 row.add_text("head", "1")
                 row.add_bytes("info", json.dumps(asdict(doc)).encode())
-            self._writer.add_document(row)
+            with _writes(self.path):
+                self._writer.add_document(row)
 
     def commit(self, store_generation: str) -> Meta:
         """Publish the changes, then record the generations beside the commit."""
-        commit = int(self._writer.commit())
-        meta = Meta(self.meta.generation + 1, store_generation)
-        info = {"format": FORMAT, "commit": commit, **asdict(meta)}
-        tmp = self.path / f".{META_FILE}.tmp"
-        tmp.write_text(json.dumps(info), encoding="utf-8")
-        os.replace(tmp, self.path / META_FILE)
+        with _writes(self.path):
+            commit = int(self._writer.commit())
+            meta = Meta(self.meta.generation + 1, store_generation)
+            info = {"format": FORMAT, "commit": commit, **asdict(meta)}
+            tmp = self.path / f".{META_FILE}.tmp"
+            tmp.write_text(json.dumps(info), encoding="utf-8")
+            os.replace(tmp, self.path / META_FILE)
         self.meta = meta
         return meta
 
     def close(self) -> None:
-        self._writer.wait_merging_threads()
+        with _writes(self.path):
+            self._writer.wait_merging_threads()
 
 
 def _snippet_row(snippet: Mapping[str, Any], fmt: str) -> Any:

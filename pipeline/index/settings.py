@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from ..errors import ConfigError
 from ..shared import config_files
+from ..shared.inputs import quoted
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,7 @@ class ServerSettings:
 def parse_url(raw: str, key: str = "TYPESENSE_URL") -> Node:
     parts = urlsplit(raw if "://" in raw else f"http://{raw}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(key, f"got {raw!r}; expected http(s)://host:port")
+        raise ConfigError(key, f"got {quoted(raw)}; expected http(s)://host:port")
     port = parts.port or (443 if parts.scheme == "https" else 8108)
     return Node(parts.hostname, port, parts.scheme)
 

@@ -42,7 +42,15 @@ from typesense.exceptions import ObjectNotFound
 from ..errors import FolioError, LockBusy, StoreError
 from ..shared.home import folio_home
 from . import generation
-from .lexical import FORMAT, SNIPPET_FIELDS, DamagedIndex, DocInfo, LexicalIndex, LexicalWriter
+from .lexical import (
+    FORMAT,
+    SNIPPET_FIELDS,
+    DamagedIndex,
+    DocInfo,
+    LexicalIndex,
+    LexicalWriter,
+    UnwritableIndex,
+)
 from .lock import library_lock
 from .schema import CHUNKS, DOCUMENTS
 from .server import healthy_at
@@ -103,28 +111,38 @@ def current(store: Store, wanted: str | None = None) -> LexicalIndex | None:
         index = None
     if index is not None and index.meta.store_generation == wanted:
         return index
+    if index is not None and not generation.settled(wanted) and _holds(store, index):
+        return index  # a writer is at work, or was killed: its changes are not here yet
     try:
         with _index_lock(store, wait=0 if index is not None else 5.0):
             sync(store, wanted)
         return _reader(path)
     except LockBusy:
         return index  # being brought up to date by another process: answer from this one
-    except (OSError, DamagedIndex) as exc:
-        # A state folder that cannot be written costs this reader its catch-up, never
-        # its answer.
+    except (OSError, DamagedIndex, UnwritableIndex) as exc:
+        # A state folder that cannot be written (a full disk, a read-only folder) costs
+        # this reader its catch-up, never its answer.
         log.warning("lexical index not brought up to date: %s", exc)
         return index
 
 
-def refresh(store: Store) -> LexicalIndex | None:
+def _holds(store: Store, index: LexicalIndex) -> bool:
+    """The index's catalog is the store's complete documents: what a reader checks while
+    the store's state cannot say it (a writer at work, or killed at work)."""
+    want = complete_documents(_one_node(store))
+    return {d.doc_id: d.key() for d in want} == {d.doc_id: d.key() for d in index.docs}
+
+
+def refresh(store: Store, finished: bool = True) -> LexicalIndex | None:
     """A writer's last step: raise the store's generation and bring the index up to date
-    (the library lock is held). The writes are in Typesense already, so a failure here
-    is logged, never raised: the next reader catches up."""
+    (the library lock is held); a long ingest's step on the way is not ``finished``.
+    The writes are in Typesense already, so a failure here is logged, never raised: the
+    next reader catches up."""
     try:
         if store.alias_target(CHUNKS) is None:
             return None
         with _index_lock(store, wait=None):
-            sync(store, generation.advance(store))
+            sync(store, generation.advance(store, finished))
         return _reader(location(store))
     except (OSError, ImportError, FolioError) as exc:
         log.warning("lexical index not brought up to date (the next query does it): %s", exc)
@@ -223,11 +241,14 @@ def _apply(store: Store, writer: LexicalWriter, have: Mapping[str, DocInfo], wan
     for doc_id in gone:
         writer.remove(doc_id)
     short = _add(store, writer, new)
-    if not (gone or new) and writer.meta.store_generation == wanted:
+    # While a writer is (or was killed) at work, the token cannot say what the store
+    # holds: the index records none, so the next reader compares again.
+    reflects = wanted if generation.settled(wanted) else ""
+    if not (gone or new) and writer.meta.store_generation == reflects:
         return
     # A document whose snippets came back short is left out; the index then keeps its
     # old generation, so the next reader tries again.
-    writer.commit(writer.meta.store_generation if short else wanted)
+    writer.commit(writer.meta.store_generation if short else reflects)
     if short:
         log.warning(
             "%d complete document(s) lack snippets in the store; left out of the lexical "
@@ -304,7 +325,7 @@ def complete_documents(store: Store) -> list[DocInfo]:
     """The store's complete documents, one per doc_id, sorted by it."""
     try:
         rows: Sequence[Mapping[str, Any]] = store.export(
-            DOCUMENTS, "status:=complete", include=_DOC_FIELDS
+            DOCUMENTS, "status:=complete", include=f"id,{_DOC_FIELDS}"
         )
     except StoreError as exc:
         if _missing(exc):
@@ -313,7 +334,8 @@ def complete_documents(store: Store) -> list[DocInfo]:
             raise
         rows = _records_by_search(store)
     docs: dict[str, DocInfo] = {}
-    for row in sorted(rows, key=lambda r: str(r.get("path") or "")):
+    # The keeper's record (id = doc_id) names the file the chunks cite, not a copy's.
+    for row in sorted(rows, key=lambda r: (r.get("id") != r["doc_id"], str(r.get("path") or ""))):
         docs.setdefault(str(row["doc_id"]), DocInfo.of(row))
     return [docs[i] for i in sorted(docs)]
 

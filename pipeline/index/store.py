@@ -8,7 +8,7 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -137,15 +137,19 @@ class Store:
         where = "embedded" if self.settings.embedded else ",".join(n.url() for n in self.nodes)
         return hashlib.sha256(where.encode()).hexdigest()[:16]
 
-    def writing(
-        self, wait: float | None = None, what: str = ""
-    ) -> contextlib.AbstractContextManager[None]:
+    @contextlib.contextmanager
+    def writing(self, wait: float | None = None, what: str = "") -> Iterator[None]:
         """The library lock every writer holds (see ``lock``); ``what`` names the command
-        to anyone who has to wait for it. A full disk is refused before the wait."""
+        to anyone who has to wait for it. A full disk is refused before the wait. Once
+        held, the store's generation is marked ``writing`` before anything is written,
+        so a writer killed before its last step leaves readers behind, not current."""
+        from . import generation  # it imports this module
+
         self.writable()
-        return library_lock(
-            folio_home() / "locks" / f"{self.identity()}.lock", wait=wait, what=what
-        )
+        lock = folio_home() / "locks" / f"{self.identity()}.lock"
+        with library_lock(lock, wait=wait, what=what):
+            generation.begin(self)
+            yield
 
     # -- plumbing --------------------------------------------------------------------------
     def call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:
@@ -191,7 +195,14 @@ class Store:
         moment after the leader acknowledged them, so callers must not read them back)."""
         created: set[str] = set()
         for name in (CHUNKS, DOCUMENTS):
-            current = self.alias_target(name)
+            try:
+                current = self.alias_target(name)
+            except StoreError as exc:
+                if not isinstance(exc.__cause__, RequestUnauthorized) or not self._searches():
+                    raise
+                # A search-only key (a reader on another host): making collections is a
+                # writer's job, and searching them needs no alias read.
+                return created
             if current is None:
                 self._create_version(name, 1)
                 target = {"collection_name": f"{name}_v1"}
@@ -202,10 +213,20 @@ class Store:
         self._ensure_meta()
         return created
 
+    def _searches(self) -> bool:
+        """The key may search the library (a search-only key, not a wrong one)."""
+        try:
+            self.search(DOCUMENTS, {"q": "*", "per_page": 1, "include_fields": "id"})
+        except StoreError as exc:
+            return not isinstance(exc.__cause__, RequestUnauthorized)
+        return True
+
     def _ensure_meta(self) -> None:
         """The one-record collection of the library's generation (``index.generation``)."""
         try:
             self.call(f"read {META}", lambda: self.client.collections[META].retrieve())
+            self._add_missing_fields(META, META)
+            return
         except StoreError as exc:
             if not isinstance(exc.__cause__, ObjectNotFound):
                 raise

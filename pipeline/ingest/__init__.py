@@ -103,7 +103,7 @@ def _index(
             if time.monotonic() - synced > SYNC_EVERY_S:
                 # A long ingest: readers see the documents completed so far.
                 t_lexical = time.monotonic()
-                side_index.refresh(store)
+                side_index.refresh(store, finished=False)
                 synced = time.monotonic()
                 report.seconds["lexical"] += synced - t_lexical
         writer.finish()

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InvalidInput
 from ..index.store import BATCH_SIZE
+from ..shared.inputs import quoted
 from ..shared.limits import Limits
 
 
@@ -27,6 +28,6 @@ class IngestOptions:
 
     def __post_init__(self) -> None:
         if self.workers is not None and self.workers < 1:
-            raise InvalidInput(f"workers must be 1 or more, not {self.workers!r}")
+            raise InvalidInput(f"workers must be 1 or more, not {quoted(self.workers)}")
         if self.batch_size < 1:
-            raise InvalidInput(f"batch_size must be positive, not {self.batch_size!r}")
+            raise InvalidInput(f"batch_size must be positive, not {quoted(self.batch_size)}")

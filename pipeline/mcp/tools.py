@@ -13,7 +13,7 @@ from mcp_types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from ..library import Hit, Library
-from ..shared.inputs import check_range, did_you_mean
+from ..shared.inputs import check_range, did_you_mean, quoted
 from .schema import (
     DOC,
     ChunkRef,
@@ -58,7 +58,7 @@ class FolioMCP(MCPServer):
         unknown = [a for a in arguments if known is not None and a not in known]
         if known is not None and unknown:
             raise ToolError(
-                f"Error executing tool {name}: unknown argument {unknown[0]!r}"
+                f"Error executing tool {name}: unknown argument {quoted(unknown[0])}"
                 + did_you_mean(unknown[0], known)
             )
         try:
@@ -89,7 +89,7 @@ def _why(error: ValidationError) -> str:
             continue
         kind = next((v for k, v in _KINDS.items() if e["type"].startswith(k)), "")
         must = f"it must be {kind}" if kind else e["msg"][:1].lower() + e["msg"][1:]
-        said.append(f"invalid {where} {e['input']!r}: {must}")
+        said.append(f"invalid {where} {quoted(e['input'])}: {must}")
     return "; ".join(said)
 
 

@@ -15,7 +15,7 @@ from ..index.side_index import current
 from ..index.store import Store, found
 from ..index.visible import hidden_docs
 from ..index.words import query_words
-from ..shared.inputs import check_query, check_range
+from ..shared.inputs import check_query, check_range, quoted
 from . import dense
 from .arrange import arrange, covered
 from .context import Context, Packer, page_map_search, page_maps
@@ -123,7 +123,7 @@ def _fallback(store: Store, query: str, filters: Filters, chosen: Mode) -> Ranki
 
 def _mode(mode: str | None) -> tuple[Mode, str]:
     if mode is not None and mode not in MODES:
-        raise RetrievalError(f"unknown mode {mode!r}; allowed: {', '.join(MODES)}")
+        raise RetrievalError(f"unknown mode {quoted(mode)}; allowed: {', '.join(MODES)}")
     why = dense.unavailable() if mode != "lexical" else None
     if mode is None:
         if why is None:

@@ -13,7 +13,7 @@ from ..index.records import DocumentRecord, Status
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, found, quote
 from ..index.visible import hides, is_hidden, status_search
-from ..shared.inputs import check_id
+from ..shared.inputs import check_id, quoted
 from ..shared.pathtext import os_path, resolved, stored
 from .context import Citation, cite, page_map_search, page_maps
 from .hits import HIT_FIELDS, Hit, StoredChunk, by_id_search, to_hit
@@ -181,11 +181,11 @@ def find_document(store: Store, doc: str) -> DocumentInfo:
     matches = [r for r in records if r.doc_id.startswith(doc) or r.path in paths]
     ids = sorted({r.doc_id for r in matches})
     if not ids:
-        raise RetrievalError(f"no indexed document matches {doc!r}: {_NAMING}")
+        raise RetrievalError(f"no indexed document matches {quoted(doc)}: {_NAMING}")
     if len(ids) > 1:
         shown = ", ".join(i[:12] for i in ids[:5])
         raise RetrievalError(
-            f"{doc!r} is the start of {len(ids)} doc_ids ({shown}): give more characters "
+            f"{quoted(doc)} is the start of {len(ids)} doc_ids ({shown}): give more characters "
             "of the one you mean"
         )
     # The record holding the content (id == doc_id) when there are copies.

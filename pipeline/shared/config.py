@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..errors import ConfigError
-from .inputs import did_you_mean
+from .inputs import did_you_mean, quoted
 
 Preset = Literal["small", "medium", "large"]
 Overlap = Literal["none", "low", "medium", "high"]
@@ -75,12 +75,12 @@ FIELDS = tuple(f.name for f in dataclasses.fields(ChunkConfig))
 
 def _check_choice(key: str, value: object, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ConfigError(key, f"got {value!r}{did_you_mean(str(value), allowed)}")
+        raise ConfigError(key, f"got {quoted(value)}{did_you_mean(str(value), allowed)}")
 
 
 def _check_int(key: str, value: object, low: int, high: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ConfigError(key, f"got {value!r}; expected an integer in [{low}, {high}]")
+        raise ConfigError(key, f"got {quoted(value)}; expected an integer in [{low}, {high}]")
     if not low <= value <= high:
         raise ConfigError(key, f"got {value}; allowed range [{low}, {high}]")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import reprlib
 from collections.abc import Iterable
 
 from ..errors import InvalidInput
@@ -19,13 +20,36 @@ MAX_HITS = 2**31 - 1
 MAX_PAGE_NUMBER = 2**31 - 1
 # Section and chunk ids are uuids, doc_ids hex digests; stored values never hold more.
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}")
+# What an error quotes of a value: a 1 MB doc_id or a 200,000-item list used to come
+# back whole (a 1-1.5 MB MCP error text).
+QUOTE_CHARS = 100
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = QUOTE_CHARS
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
+_SHORT.maxlevel = 2
+
+
+def quoted(value: object) -> str:
+    """``repr(value)`` for an error text, at most about ``QUOTE_CHARS`` characters: a
+    longer value is cut (``...``) and its length said."""
+    try:
+        text = _SHORT.repr(value)
+    except ValueError:  # an int past Python's digit limit for str()
+        text = f"<{type(value).__name__} too long to show>"
+    if len(text) > QUOTE_CHARS + 10:  # reprlib bounds each item, not their sum
+        text = text[:QUOTE_CHARS] + "..."
+    if isinstance(value, str) and len(value) > QUOTE_CHARS - 2:
+        return f"{text} ({len(value):,} characters)"
+    if isinstance(value, list | tuple | dict | set) and len(value) > _SHORT.maxlist:
+        return f"{text} ({len(value):,} items)"
+    return text
 
 
 def check_id(value: object, what: str = "id") -> str:
     """``value`` if it can be an id Folio made, else ``InvalidInput`` naming ``what``."""
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise InvalidInput(
-            f"invalid {what} {value!r}: an id is letters, digits, '-', '_', '.' or ':', as "
+            f"invalid {what} {quoted(value)}: an id is letters, digits, '-', '_', '.' or ':', as "
             "search and retrieve results show it"
         )
     return value
@@ -36,7 +60,7 @@ def check_literal(value: str) -> str:
     and an empty literal is what crashes Typesense 0.24.1."""
     if not value.strip() or "`" in value or any(ord(c) < 32 for c in value):
         raise InvalidInput(
-            f"invalid filter value {value!r}: it must not be empty nor hold a backtick or "
+            f"invalid filter value {quoted(value)}: it must not be empty nor hold a backtick or "
             "a control character"
         )
     return value
@@ -63,14 +87,16 @@ def check_query(query: object) -> str:
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` for the closest known word, then the known words."""
     known = tuple(known)
-    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    # A long word is like none of them (and difflib's time grows with its length).
+    fits = len(word) <= QUOTE_CHARS
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6) if fits else []
     guess = f"; did you mean {close[0]!r}?" if close else ""
     return f"{guess} (allowed: {', '.join(known)})"
 
 
 def check_choice(value: str, allowed: tuple[str, ...], what: str) -> str:
     if value not in allowed:
-        raise InvalidInput(f"unknown {what} {value!r}{did_you_mean(value, allowed)}")
+        raise InvalidInput(f"unknown {what} {quoted(value)}{did_you_mean(value, allowed)}")
     return value
 
 

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 from ..errors import InvalidInput
 from ..model import STAGES, Stage
 from . import logs
+from .inputs import quoted
 
 DEFAULT_FILE_TIMEOUT = 300.0
 DEFAULT_MAX_FILE_MB = 512.0
@@ -46,7 +47,7 @@ class Limits:
         for name in ("file_timeout", "max_file_mb", "max_memory_mb"):
             value = getattr(self, name)
             if value is not None and value <= 0:
-                raise InvalidInput(f"{name} must be positive or None, not {value!r}")
+                raise InvalidInput(f"{name} must be positive or None, not {quoted(value)}")
 
     @classmethod
     def from_options(
