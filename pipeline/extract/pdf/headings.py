@@ -99,8 +99,20 @@ def _title_pattern(title: str) -> re.Pattern[str] | None:
     return re.compile(pattern, re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=8192)
+def _ascii_key(title: str) -> str | None:
+    """An ASCII title's words, lower case, joined; ``None`` for a title not all ASCII."""
+    return "".join(title.split()).lower() if title.isascii() else None
+
+
 def _run_in_split(line: str, title: str) -> int:
     """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
+    key = _ascii_key(title)
+    if key is not None and line.isascii() and key not in "".join(line.split()).lower():
+        # the title's pattern joins its words with ``\s*`` (``str.isspace``, exactly) and
+        # ignores case: on ASCII text it cannot match a line that does not hold the words
+        # run together; most lines do not, and its pattern is then never compiled
+        return 0
     pattern = _title_pattern(title)
     m = pattern.match(line) if pattern is not None else None
     if m is None or m.end() >= len(line):
@@ -272,6 +284,18 @@ def _find_similar(s: _OutlineSearch, p: int, b: _Sought, start: int) -> tuple[in
     return None
 
 
+def _numbered(text: str, number: str) -> bool:
+    """``text`` opens with ``number``, an optional full stop, white space and more: what
+    ``re.match(re.escape(number) + r"\\.?\\s+\\S", text)`` finds, without compiling a
+    pattern per number (``\\s`` is ``str.isspace``, exactly)."""
+    if not text.startswith(number):
+        return False
+    rest = text[len(number) :]
+    if rest[:1] == ".":
+        rest = rest[1:]
+    return rest[:1].isspace() and rest.lstrip() != ""
+
+
 def _insert_at(
     lines: Sequence[Line],
     item: OutlineItem,
@@ -288,7 +312,7 @@ def _insert_at(
             ln = lines[i]
             if (p, i) in used or not (ln.size >= body * 1.05 or ln.bold):
                 continue
-            if re.match(re.escape(number) + r"\.?\s+\S", ln.text):
+            if _numbered(ln.text, number):
                 return i
     if item.top is not None:
         for i in range(start, len(lines)):
