@@ -99,19 +99,35 @@ def _title_pattern(title: str) -> re.Pattern[str] | None:
     return re.compile(pattern, re.IGNORECASE)
 
 
+# the only characters outside ASCII that ``re.IGNORECASE`` matches to ASCII ones
+_ASCII_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
 @functools.lru_cache(maxsize=8192)
 def _ascii_key(title: str) -> str | None:
     """An ASCII title's words, lower case, joined; ``None`` for a title not all ASCII."""
     return "".join(title.split()).lower() if title.isascii() else None
 
 
+def _may_open(line: str, key: str) -> bool:
+    """Whether a title's pattern can match ``line``, for an ASCII title's ``key``: it
+    joins the words with ``\\s*`` (``str.isspace``, exactly), ignores case and allows a
+    number before them (``[\\dIVXivx]+(?:\\.\\d+)*\\.?``), so the line, blanks dropped and
+    folded, holds ``key`` after nothing but digits, ``i``, ``v``, ``x`` and full stops. Most
+    lines do not, and the title's pattern is then never compiled."""
+    folded = "".join(line.translate(_ASCII_FOLD).split()).lower()
+    lead = 0
+    for c in folded:
+        if not (c in "ivx." or c.isdecimal()):
+            break
+        lead += 1
+    return folded.find(key, 0, lead + len(key)) >= 0
+
+
 def _run_in_split(line: str, title: str) -> int:
     """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
     key = _ascii_key(title)
-    if key is not None and line.isascii() and key not in "".join(line.split()).lower():
-        # the title's pattern joins its words with ``\s*`` (``str.isspace``, exactly) and
-        # ignores case: on ASCII text it cannot match a line that does not hold the words
-        # run together; most lines do not, and its pattern is then never compiled
+    if key is not None and not _may_open(line, key):
         return 0
     pattern = _title_pattern(title)
     m = pattern.match(line) if pattern is not None else None
