@@ -27,9 +27,27 @@ EDGE_LINES = 2  # non-empty lines at the top and at the bottom of a page that co
 MIN_REPEAT_PAGES = 4  # a running header is on more than three pages
 MIN_REPEAT_DENSITY = 0.3  # ... and on this share of the pages between its first and last
 
-_TRAILING_NUMBER = re.compile(
-    r"^(?P<title>.*[^\W\d_].*?\S)\s+(?P<num>\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$"
-)
+# the page number ending a contents entry: the last word, after white space
+_LAST_NUMBER = re.compile(r"\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")
+
+
+def _trailing_number(text: str) -> bool:
+    """``text`` is a title ending in a page number: what
+    ``^.*[^\\W\\d_].*?\\S\\s+(?:\\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$`` matches, in linear
+    time (that pattern backtracks quadratically on every line that does not end in a
+    number): the number is the last word, and the title before it holds a letter before
+    its last character and no line break."""
+    m = _LAST_NUMBER.search(text)
+    if m is None:
+        return False
+    title = text[: m.start()]
+    return (
+        len(title) >= 2
+        and "\n" not in title
+        and any(c.isalnum() and not c.isdecimal() for c in title[:-1])
+    )
+
+
 # a number after another number ("Inventories (509) (387) 57"): a row of figures, not
 # a contents entry's page number
 _FIGURES = re.compile(r"[\d)%—–-]\s+\S+$")
@@ -189,7 +207,7 @@ class _Page:
         trailing = [
             i
             for i in live
-            if i not in dots and _TRAILING_NUMBER.match(texts[i]) and not _FIGURES.search(texts[i])
+            if i not in dots and _trailing_number(texts[i]) and not _FIGURES.search(texts[i])
         ]
         return cls(p, count, texts, dots, trailing)
 

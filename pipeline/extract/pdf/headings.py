@@ -99,8 +99,36 @@ def _title_pattern(title: str) -> re.Pattern[str] | None:
     return re.compile(pattern, re.IGNORECASE)
 
 
+# the only characters outside ASCII that ``re.IGNORECASE`` matches to ASCII ones
+_ASCII_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _ascii_key(title: str) -> str | None:
+    """An ASCII title's words, lower case, joined; ``None`` for a title not all ASCII."""
+    return "".join(title.split()).lower() if title.isascii() else None
+
+
+def _may_open(line: str, key: str) -> bool:
+    """Whether a title's pattern can match ``line``, for an ASCII title's ``key``: it
+    joins the words with ``\\s*`` (``str.isspace``, exactly), ignores case and allows a
+    number before them (``[\\dIVXivx]+(?:\\.\\d+)*\\.?``), so the line, blanks dropped and
+    folded, holds ``key`` after nothing but digits, ``i``, ``v``, ``x`` and full stops. Most
+    lines do not, and the title's pattern is then never compiled."""
+    folded = "".join(line.translate(_ASCII_FOLD).split()).lower()
+    lead = 0
+    for c in folded:
+        if not (c in "ivx." or c.isdecimal()):
+            break
+        lead += 1
+    return folded.find(key, 0, lead + len(key)) >= 0
+
+
 def _run_in_split(line: str, title: str) -> int:
     """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
+    key = _ascii_key(title)
+    if key is not None and not _may_open(line, key):
+        return 0
     pattern = _title_pattern(title)
     m = pattern.match(line) if pattern is not None else None
     if m is None or m.end() >= len(line):
@@ -272,6 +300,18 @@ def _find_similar(s: _OutlineSearch, p: int, b: _Sought, start: int) -> tuple[in
     return None
 
 
+def _numbered(text: str, number: str) -> bool:
+    """``text`` opens with ``number``, an optional full stop, white space and more: what
+    ``re.match(re.escape(number) + r"\\.?\\s+\\S", text)`` finds, without compiling a
+    pattern per number (``\\s`` is ``str.isspace``, exactly)."""
+    if not text.startswith(number):
+        return False
+    rest = text[len(number) :]
+    if rest[:1] == ".":
+        rest = rest[1:]
+    return rest[:1].isspace() and rest.lstrip() != ""
+
+
 def _insert_at(
     lines: Sequence[Line],
     item: OutlineItem,
@@ -288,7 +328,7 @@ def _insert_at(
             ln = lines[i]
             if (p, i) in used or not (ln.size >= body * 1.05 or ln.bold):
                 continue
-            if re.match(re.escape(number) + r"\.?\s+\S", ln.text):
+            if _numbered(ln.text, number):
                 return i
     if item.top is not None:
         for i in range(start, len(lines)):

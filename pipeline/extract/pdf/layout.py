@@ -34,6 +34,11 @@ LIGATURES = str.maketrans(
     }
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# LIGATURES, then what _CONTROL matches deleted, in one pass (no ligature yields one)
+_LIGATURES_NO_CONTROL = {
+    **LIGATURES,
+    **dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F]),
+}
 _SPACES = re.compile(r"[ \t]+")
 _BOLD_NAME = re.compile(
     r"bold|black|heavy|semibold|demi|[-,]b$|[-,]bd|cmbx|cmssbx|sfbx|lmroman\d*-bold|bx\d"
@@ -93,8 +98,10 @@ def clean_text(text: str) -> str:
     """Ligatures unfolded, odd spaces and control characters dropped, runs of spaces folded."""
     if "/" in text:
         text = _GLYPH_NAME.sub(_glyph_digit, text)
-    text = _CONTROL.sub("", text.translate(LIGATURES))
-    return _SPACES.sub(" ", text).strip()
+    text = text.translate(_LIGATURES_NO_CONTROL)
+    if "  " in text or "\t" in text:  # else the fold leaves it as it is
+        text = _SPACES.sub(" ", text)
+    return text.strip()
 
 
 def _font_flags(font: Any, cache: dict[int, tuple[bool, bool]]) -> tuple[bool, bool]:

@@ -23,12 +23,14 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .layout import _BOLD_NAME, _MONO_NAME, Line, PageFailure, PageLines, clean_text
 
 _VP, _INT, _DBL = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
+_Tp = ctypes.c_void_p  # a text page handle as the calls bound without argtypes take it
 _BREAK = re.compile("\r?\n|[\ufffe\x02]")  # line breaks, and PDFium's hyphen markers
 _WORD = re.compile(r"\S+")
 _HYPHEN = str.maketrans({"\ufffe": "-", "\x02": "-"})
@@ -66,7 +68,7 @@ class _Api:
 
         lib = bindings._libs["pdfium"]
 
-        def bind(name: str, args: list[Any], res: Any) -> Callable[..., Any]:
+        def bind(name: str, args: list[Any] | None, res: Any) -> Callable[..., Any]:
             fn = lib[name]  # a fresh function object: pypdfium2's own typing stays intact
             fn.argtypes, fn.restype = args, res
             return fn  # type: ignore[no-any-return]
@@ -76,24 +78,27 @@ class _Api:
         self.count_chars = bind("FPDFText_CountChars", [_VP], _INT)
         self.get_text = bind("FPDFText_GetText", [_VP, _INT, _INT, _VP], _INT)
         self.get_unicode = bind("FPDFText_GetUnicode", [_VP, _INT], ctypes.c_uint)
-        self.text_object = bind("FPDFText_GetTextObject", [_VP, _INT], _VP)
-        self.origin = bind("FPDFText_GetCharOrigin", [_VP, _INT, _VP, _VP], _INT)
-        self.char_box = bind("FPDFText_GetCharBox", [_VP, _INT, _VP, _VP, _VP, _VP], _INT)
-        self.font_size = bind("FPDFText_GetFontSize", [_VP, _INT], _DBL)
-        self.matrix = bind("FPDFText_GetMatrix", [_VP, _INT, _VP], _INT)
+        # called per character or per run, so without ``argtypes`` (half the cost of a
+        # call): they take the text page as a ``c_void_p`` (``_Api.handle``), an index
+        # (a Python int is passed as a C int) and the out-parameters below as ``c_void_p``
+        self.text_object = bind("FPDFText_GetTextObject", None, _VP)
+        self.origin = bind("FPDFText_GetCharOrigin", None, _INT)
+        self.char_box = bind("FPDFText_GetCharBox", None, _INT)
+        self.font_size = bind("FPDFText_GetFontSize", None, _DBL)
+        self.matrix = bind("FPDFText_GetMatrix", None, _INT)
         self.font = bind("FPDFTextObj_GetFont", [_VP], _VP)
         size_t = ctypes.c_size_t
         self.font_name = bind("FPDFFont_GetBaseFontName", [_VP, _VP, size_t], size_t)
         # out-parameters, reused (one thread per process)
         self.x, self.y = _DBL(), _DBL()
         self.left, self.right, self.bottom, self.top = _DBL(), _DBL(), _DBL(), _DBL()
-        self.px, self.py = ctypes.addressof(self.x), ctypes.addressof(self.y)
+        self.px, self.py = _VP(ctypes.addressof(self.x)), _VP(ctypes.addressof(self.y))
         self.box = tuple(
-            ctypes.addressof(v) for v in (self.left, self.right, self.bottom, self.top)
+            _VP(ctypes.addressof(v)) for v in (self.left, self.right, self.bottom, self.top)
         )
         self.name = ctypes.create_string_buffer(256)
         self.m = (ctypes.c_float * 6)()
-        self.pm = ctypes.addressof(self.m)
+        self.pm = _VP(ctypes.addressof(self.m))
 
 
 _API: _Api | None = None
@@ -147,9 +152,10 @@ def _font_flags(api: _Api, obj: int, fonts: Fonts) -> tuple[bool, bool, bool]:
 def page_lines(page: Any, fonts: Fonts) -> list[Line]:
     """Lines of a ``pypdfium2.PdfPage``."""
     api = _api()
-    tp = api.load_page(ctypes.cast(page.raw, _VP).value)
-    if not tp:
+    handle = api.load_page(ctypes.cast(page.raw, _VP).value)
+    if not handle:
         return []
+    tp = _VP(handle)  # as the calls bound without ``argtypes`` take it
     try:
         had_symbols = fonts.symbols
         lines = _lines(api, tp, fonts, per_char=had_symbols)
@@ -157,10 +163,10 @@ def page_lines(page: Any, fonts: Fonts) -> list[Line]:
             lines = _lines(api, tp, fonts, per_char=True)
         return lines
     finally:
-        api.close_page(tp)
+        api.close_page(handle)
 
 
-def _page_text(api: _Api, tp: int) -> str:
+def _page_text(api: _Api, tp: _Tp) -> str:
     n = api.count_chars(tp)
     if n <= 0:
         return ""
@@ -189,11 +195,11 @@ def join_units(units: list[int]) -> str:
     return "".join(out)
 
 
-def _lines(api: _Api, tp: int, fonts: Fonts, *, per_char: bool) -> list[Line]:
+def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
     text = _page_text(api, tp)
     if not text:
         return []
-    objs = [api.text_object(tp, i) for i in range(len(text))] if per_char else None
+    objs = list(map(api.text_object, repeat(tp, len(text)), range(len(text)))) if per_char else None
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
     a = 0
@@ -247,7 +253,7 @@ def _visual_lines(runs: list[_Run]) -> list[list[_Run]]:
     return out
 
 
-def _run(api: _Api, tp: int, piece: str, first: int, last: int, flags: tuple[bool, ...]) -> _Run:
+def _run(api: _Api, tp: _Tp, piece: str, first: int, last: int, flags: tuple[bool, ...]) -> _Run:
     api.origin(tp, first, api.px, api.py)
     size = api.font_size(tp, first)  # the Tf operand: scale by text matrix x CTM
     if api.matrix(tp, first, api.pm):
@@ -260,7 +266,7 @@ def _run(api: _Api, tp: int, piece: str, first: int, last: int, flags: tuple[boo
     return _Run(piece, chars, api.x.value, api.y.value, size, api.right.value, flags[0], flags[1])
 
 
-def _runs_per_word(api: _Api, tp: int, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
+def _runs_per_word(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
     """Runs from the text object of each word's first character (a font change inside a
     word is not seen; that is the price of one call per word instead of per char)."""
     spans: list[list[int]] = []  # start, first glyph, last glyph, object
@@ -284,7 +290,7 @@ def _runs_per_word(api: _Api, tp: int, text: str, a: int, b: int, fonts: Fonts) 
 
 
 def _runs_per_char(
-    api: _Api, tp: int, text: str, objs: list[int | None], a: int, b: int, fonts: Fonts
+    api: _Api, tp: _Tp, text: str, objs: list[int | None], a: int, b: int, fonts: Fonts
 ) -> list[_Run]:
     spans: list[tuple[int, int, int]] = []
     current: int | None = None

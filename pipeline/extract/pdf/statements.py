@@ -93,12 +93,17 @@ def _cell_values(x: float, text: str, size: float) -> list[_Value] | None:
     return [_Value(w, x + (off + len(w) / 2) * width) for off, w in words]
 
 
+_PEEL_MARK = re.compile(r"[$€£¥,.%]")
+
+
 def _peel(x: float, text: str, size: float) -> tuple[str, list[_Value]]:
     """Values set so close to the end of a label that they share its run: only
     unmistakable ones (a currency sign, thousands separator, decimals, percent)."""
+    if not _PEEL_MARK.search(" ".join(text.rsplit(None, 2)[-2:])):
+        return text, []  # the last word (the last two with a sign) cannot be peeled
     words = _tokens(text)
     k = len(words)
-    while k > 1 and _is_value(words[k - 1][1]) and re.search(r"[$€£¥,.%]", words[k - 1][1]):
+    while k > 1 and _is_value(words[k - 1][1]) and _PEEL_MARK.search(words[k - 1][1]):
         k -= 1
     if k == len(words):
         return text, []
