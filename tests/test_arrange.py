@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from pipeline.index.lexical import DocInfo
+from pipeline.index.words import words
 from pipeline.retrieve.arrange import arrange, by_document, covered, series, spans_periods
-from pipeline.retrieve.rank import Ranked, named
+from pipeline.retrieve.rank import Ranked, focus, named
 
 
 def ranked(*docs: str) -> list[Ranked]:
@@ -109,3 +110,21 @@ def test_periods_cover_what_the_question_names_else_the_best_documents_series() 
     }
     # Names some: those, whatever ranked first.
     assert covered(REPORTS, "How did hockey seasons change over the years?", "q1") == {"hockey"}
+
+
+def test_a_period_alone_names_no_document() -> None:
+    """A question that names its company by a form its filing's title lacks ("AMD") and a
+    period other titles carry ("FY2022") pulled every 2022 filing but the one it is about."""
+    docs = [
+        doc("amd", "Advanced Micro Devices, Inc. — Form 10-K", "ADVANCEDMICRO_2022_10K.pdf"),
+        doc("pep", "PepsiCo, Inc. — Form 10-K fiscal year 2022", "PEPSICO_2022_10K.pdf"),
+        doc("nke", "NIKE, Inc. — Form 10-K", "NIKE_2022_10K.pdf"),
+        doc("mmm", "3M Company — Form 10-K", "3M_2018_10K.pdf"),
+        doc("mmm2", "3M Company — Form 10-K", "3M_2019_10K.pdf"),
+    ]
+    assert focus(docs, words("What was AMD's FY2022 revenue growth?")) == {}
+    assert named(docs, "What was AMD's revenue in Q4 of FY2022?") == frozenset()
+    # with its subject named, the period still chooses among the subject's documents
+    pulls = focus(docs, words("What was 3M's capital expenditure in FY2018?"))
+    assert set(pulls) == {"mmm", "mmm2"} and pulls["mmm"] > pulls["mmm2"]
+    assert named(docs, "PepsiCo's FY2022 revenue") == {"pep"}

@@ -46,19 +46,47 @@ def focus(docs: Sequence[DocInfo], terms: Sequence[str]) -> dict[str, float]:
     """Per document: how strongly the question names it, as the idf (over documents) of
     the question's terms (``terms``: in question order) found in its title or file
     name. "3M's 2018 capital expenditure" pulls towards the document titled "3M 2018
-    10K"."""
+    10K". A period ("2022", "FY2022", "Q3", "June") names no subject: it counts only for
+    a document whose subject the question also names, to choose among its periods ("a
+    question about AMD's FY2022" pulled every 2022 filing but AMD's, whose title says
+    "Advanced Micro Devices")."""
     n = len(docs)
     names = _names(tuple(docs))
-    out: dict[str, float] = {}
+    subject: dict[str, float] = {}
+    period: dict[str, float] = {}
     # File names run words together (BESTBUY_2019_10K): joined neighbours match them.
     joined = ["".join(terms[i : i + k]) for k in (2, 3) for i in range(len(terms) - k + 1)]
     for term in dict.fromkeys([*terms, *joined]):
         holders = names.get(term, ())
         if holders and len(holders) < n:
             weight = math.log(1 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
+            into = period if is_period(term) else subject
             for doc_id in holders:
-                out[doc_id] = out.get(doc_id, 0.0) + weight
-    return out
+                into[doc_id] = into.get(doc_id, 0.0) + weight
+    alone = {d: PERIOD_ALONE * w for d, w in period.items() if PERIOD_ALONE and d not in subject}
+    return {d: w + period.get(d, 0.0) for d, w in subject.items()} | alone
+
+
+# The share of a period's pull that a document keeps when the question names no subject of
+# its title (1.0 before: every title word pulled alike). Left one set out in docs/design.md
+# (scripts/eval_loso.py --constant pipeline.retrieve.rank.PERIOD_ALONE).
+PERIOD_ALONE = 0.0
+
+# The words that name a time rather than a subject, as ``words`` stems them.
+_PERIOD_WORDS = frozenset(
+    words(
+        "january february march april may june july august september october november "
+        "december jan feb mar apr jun jul aug sep sept oct nov dec quarter quarterly "
+        "annual annually fiscal year years month months ended ending fy q1 q2 q3 q4 h1 h2"
+    )
+)
+_RUNS = re.compile(r"[^\W\d_]+|\d+")
+
+
+def is_period(term: str) -> bool:
+    """Whether a term names a time: a number, a month, a period word, or runs of those
+    ("fy2022", "2023q2"; "3m" is a name)."""
+    return all(r.isdigit() or r in _PERIOD_WORDS or r in ("q", "h") for r in _RUNS.findall(term))
 
 
 NAMED_SHARE = 0.5  # of the strongest focus, for a document to count as named
