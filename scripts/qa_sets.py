@@ -174,7 +174,11 @@ def load_fairytaleqa(qa: Path) -> tuple[list[Path], list[Question]]:
         paths.append(_write_book(folder.name, stories, fmt))
         for story, sections in stories:
             for row in _rows(qa / "questions" / folder.name / f"{story}-questions.csv"):
-                cited = [sections[int(n) - 1] for n in row["cor_section"].split(",") if n]
+                cited = [
+                    section_text(sections[int(n) - 1], fmt)
+                    for n in row["cor_section"].split(",")
+                    if n
+                ]
                 out.append(
                     Question(
                         index=len(out),
@@ -195,17 +199,32 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def _stories(folder: Path) -> list[tuple[str, list[str]]]:
-    """(story name, its sections' texts, paragraphs apart by a blank line), name order."""
+def _stories(folder: Path) -> list[tuple[str, list[Section]]]:
+    """(story name, its sections), in name order."""
     out = []
     for path in sorted(folder.glob("*-story.csv")):
         rows = sorted(_rows(path), key=lambda r: int(r["section"]))
-        sections = [
-            "\n\n".join(" ".join(p.split()) for p in r["text"].splitlines() if p.strip())
-            for r in rows
-        ]
-        out.append((path.name.removesuffix("-story.csv"), sections))
+        out.append((path.name.removesuffix("-story.csv"), [_paragraphs(r["text"]) for r in rows]))
     return out
+
+
+Section = list[list[str]]  # paragraphs, each its lines
+
+
+def _paragraphs(text: str) -> Section:
+    """A section's paragraphs, each a list of lines. Most collections keep Project
+    Gutenberg's lines, wrapped at ~70 characters, with a blank line between paragraphs;
+    a section without a blank line has one paragraph a line."""
+    blocks = text.split("\n\n") if "\n\n" in text else text.split("\n")
+    lines = [[" ".join(line.split()) for line in b.split("\n") if line.strip()] for b in blocks]
+    return [ls for ls in lines if ls]
+
+
+def section_text(section: Section, fmt: str) -> str:
+    """A section as the book of format ``fmt`` holds it: paragraphs apart by a blank line,
+    their lines kept as wrapped (Markdown and plain text) or joined (an EPUB's ``<p>``)."""
+    joint = " " if fmt == "epub" else "\n"
+    return "\n\n".join(joint.join(lines) for lines in section)
 
 
 def story_title(name: str) -> str:
@@ -213,7 +232,7 @@ def story_title(name: str) -> str:
     return " ".join(w.capitalize() for w in name.split("-"))
 
 
-def _write_book(collection: str, stories: list[tuple[str, list[str]]], fmt: str) -> Path:
+def _write_book(collection: str, stories: list[tuple[str, list[Section]]], fmt: str) -> Path:
     """The collection as one book of format ``fmt``, rewritten only when its bytes change."""
     title = story_title(collection)
     if fmt == "epub":
@@ -221,12 +240,12 @@ def _write_book(collection: str, stories: list[tuple[str, list[str]]], fmt: str)
     elif fmt == "md":
         body = [f"# {title}"]
         for name, sections in stories:
-            body += [f"## {story_title(name)}", *sections]
+            body += [f"## {story_title(name)}", *(section_text(x, fmt) for x in sections)]
         data = ("\n\n".join(body) + "\n").encode()
     else:  # plain text as a book is printed: the title and each story's title in capitals
         body = [title.upper()]
         for name, sections in stories:
-            body += [story_title(name).upper(), *sections]
+            body += [story_title(name).upper(), *(section_text(x, fmt) for x in sections)]
         data = ("\n\n\n".join(body) + "\n").encode()
     path = BOOKS_DIR / f"{collection}.{fmt}"
     if not path.is_file() or path.read_bytes() != data:
@@ -254,7 +273,7 @@ _CHAPTER = """<html xmlns="http://www.w3.org/1999/xhtml"><head><title>{title}</t
 <body><h2>{title}</h2>{paragraphs}</body></html>"""
 
 
-def _epub(title: str, stories: list[tuple[str, list[str]]]) -> bytes:
+def _epub(title: str, stories: list[tuple[str, list[Section]]]) -> bytes:
     """An EPUB 3 of the stories (one chapter each, in the nav), with a fixed identifier
     and dates, so that the same stories give the same bytes."""
     import io
@@ -264,7 +283,7 @@ def _epub(title: str, stories: list[tuple[str, list[str]]]) -> bytes:
     chapters = []
     for n, (name, sections) in enumerate(stories, 1):
         paragraphs = "".join(
-            f"<p>{escape(p)}</p>" for section in sections for p in section.split("\n\n")
+            f"<p>{escape(' '.join(lines))}</p>" for section in sections for lines in section
         )
         chapters.append(
             (

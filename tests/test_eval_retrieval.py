@@ -294,16 +294,23 @@ def test_a_split_with_a_holdout_keeps_whole_groups_out_of_both_halves() -> None:
 
 
 def test_fairytale_books_are_written_once_in_each_format(tmp_path: Path) -> None:
-    stories = [("brave-tin-soldier", ["One leg.\n\nA boat."]), ("flax", ["Blue flowers."])]
+    # a section of Gutenberg's wrapped lines, a blank line between paragraphs; and one
+    # without a blank line, a paragraph a line
+    soldier = qa._paragraphs("One leg\nonly.\n\nA  boat.")
+    assert soldier == [["One leg", "only."], ["A boat."]]
+    flax = qa._paragraphs("Blue flowers.\nThe end.")
+    assert flax == [["Blue flowers."], ["The end."]]
+    stories = [("brave-tin-soldier", [soldier]), ("flax", [flax])]
     fmts = {}
     for fmt in qa.BOOK_FORMATS:
         path = qa._write_book("test-fairybook", stories, fmt)
         fmts[fmt] = path.read_bytes()
         if fmt == "epub":  # Folio reads it by its nav: a chapter per story
             text = extract_file(path).text
-            assert text == "# Brave Tin Soldier\n\nOne leg.\n\nA boat.\n\n# Flax\n\nBlue flowers.\n"
+            want = "# Brave Tin Soldier\n\nOne leg only.\n\nA boat.\n\n# Flax\n\nBlue flowers.\n\nThe end.\n"
+            assert text == want
         assert qa._write_book("test-fairybook", stories, fmt).read_bytes() == fmts[fmt]
         path.unlink()
-    assert b"## Brave Tin Soldier\n\nOne leg.\n\nA boat." in fmts["md"]
-    assert b"BRAVE TIN SOLDIER\n\n\nOne leg." in fmts["txt"]
+    assert b"## Brave Tin Soldier\n\nOne leg\nonly.\n\nA boat." in fmts["md"]
+    assert b"BRAVE TIN SOLDIER\n\n\nOne leg\nonly." in fmts["txt"]
     assert fmts["epub"].startswith(b"PK") and b"mimetypeapplication/epub+zip" in fmts["epub"]
