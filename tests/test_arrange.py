@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from pipeline.index.lexical import DocInfo
 from pipeline.index.words import words
 from pipeline.retrieve.arrange import arrange, by_document, covered, series, spans_periods
 from pipeline.retrieve.rank import Ranked, focus, named
+
+# the module (``pipeline.retrieve.rank`` is also the name of a function of the package)
+RANK = sys.modules[focus.__module__]
 
 
 def ranked(*docs: str) -> list[Ranked]:
@@ -112,9 +117,11 @@ def test_periods_cover_what_the_question_names_else_the_best_documents_series() 
     assert covered(REPORTS, "How did hockey seasons change over the years?", "q1") == {"hockey"}
 
 
-def test_a_period_alone_names_no_document() -> None:
+def test_a_period_alone_pulls_with_its_share(monkeypatch: pytest.MonkeyPatch) -> None:
     """A question that names its company by a form its filing's title lacks ("AMD") and a
-    period other titles carry ("FY2022") pulled every 2022 filing but the one it is about."""
+    period other titles carry ("FY2022") pulled every 2022 filing but the one it is about:
+    ``PERIOD_ALONE`` is the share of that pull a document keeps."""
+    monkeypatch.setattr(RANK, "PERIOD_ALONE", 0.0)
     docs = [
         doc("amd", "Advanced Micro Devices, Inc. — Form 10-K", "ADVANCEDMICRO_2022_10K.pdf"),
         doc("pep", "PepsiCo, Inc. — Form 10-K fiscal year 2022", "PEPSICO_2022_10K.pdf"),
@@ -128,3 +135,9 @@ def test_a_period_alone_names_no_document() -> None:
     pulls = focus(docs, words("What was 3M's capital expenditure in FY2018?"))
     assert set(pulls) == {"mmm", "mmm2"} and pulls["mmm"] > pulls["mmm2"]
     assert named(docs, "PepsiCo's FY2022 revenue") == {"pep"}
+    monkeypatch.setattr(RANK, "PERIOD_ALONE", 0.5)
+    half = focus(docs, words("What was AMD's FY2022 revenue growth?"))
+    monkeypatch.setattr(RANK, "PERIOD_ALONE", 1.0)
+    whole = focus(docs, words("What was AMD's FY2022 revenue growth?"))
+    assert set(half) == set(whole) == {"amd", "pep", "nke"}
+    assert all(half[d] == pytest.approx(whole[d] / 2) for d in half)
