@@ -144,17 +144,50 @@ def _run_in_split(line: str, title: str) -> int:
         low = _fold(line)
         if not _may_open(low, key):
             return 0
-        pattern = _title_pattern(title, True)
-        m = pattern.match(low) if pattern is not None else None
+        end = _folded_match_end(low, title)
+        if end is None or end >= len(line):
+            return 0
     else:
         pattern = _title_pattern(title)
         m = pattern.match(line) if pattern is not None else None
-    if m is None or m.end() >= len(line):
-        return 0
-    rest = line[m.end() :]
+        if m is None or m.end() >= len(line):
+            return 0
+        end = m.end()
+    rest = line[end:]
     if not rest[:1].isspace() and rest[:1] not in {".", ":", "—", "–"}:
         return 0
-    return m.end()
+    return end
+
+
+@functools.lru_cache(maxsize=8192)
+def _lower_words(title: str) -> tuple[str, ...]:
+    return tuple(title.lower().split())
+
+
+def _folded_match_end(low: str, title: str) -> int | None:
+    """Where ``_title_pattern(title, True)`` ends its match in the folded line ``low``
+    (``None``: no match), without compiling it when the line, blanks aside, does not open
+    with a character the number's class ``[\\divx]`` takes: the number cannot match
+    then, and the words (no blank in them) follow each other with only ``\\s*`` (greedy,
+    before a non-blank: nothing to backtrack) between them."""
+    q = len(low) - len(low.lstrip())  # ``^\\s*``: str.strip strips what \\s matches
+    c = low[q : q + 1]
+    if c and (c in "ivx" or c.isdecimal() or c.isdigit()):
+        pattern = _title_pattern(title, True)
+        m = pattern.match(low) if pattern is not None else None
+        return None if m is None else m.end()
+    words = _lower_words(title)
+    if not words:
+        return None
+    p, n = q, len(low)
+    for k, w in enumerate(words):
+        if k:
+            while p < n and low[p].isspace():
+                p += 1
+        if not low.startswith(w, p):
+            return None
+        p += len(w)
+    return p
 
 
 _SECTION_NUMBER = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)+|\d+)\.?\s+\S")
