@@ -79,6 +79,14 @@ _ROMAN_TOKEN = re.compile(rf"\b(?=[ivxlc]+\b){ROMAN}\b")
 _SPACES = re.compile(r"\s+")
 
 
+def _collapse(text: str) -> str:
+    """``text`` with each run of blanks one space; as it is when its only blanks are single
+    spaces (every other character ``\\s`` matches is not printable)."""
+    if "  " not in text and text.isprintable():
+        return text
+    return _SPACES.sub(" ", text)
+
+
 @dataclass(frozen=True, slots=True)
 class BoilerplateResult:
     """Which lines of which pages are boilerplate, and the lines that remain."""
@@ -202,7 +210,7 @@ class _Page:
     @classmethod
     def of(cls, p: int, lines: Sequence[str], count: int, kind_of: Marks) -> _Page:
         live = [i for i, s in enumerate(lines) if s.strip() and (p, i) not in kind_of]
-        texts = {i: _SPACES.sub(" ", lines[i].strip()) for i in live}
+        texts = {i: _collapse(lines[i].strip()) for i in live}
         dots = [i for i in live if DOT_LEADER.match(texts[i])]
         trailing = [
             i

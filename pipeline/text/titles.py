@@ -11,11 +11,12 @@ _NUMBERING = re.compile(
     re.IGNORECASE,
 )
 _NON_WORD = re.compile(r"[\W_]+")
+_LEADING_NON_WORD = re.compile(r"^[\W_]+")
 
 
 def norm_title(text: str) -> str:
     """Fold case, numbering, punctuation and spacing: the key headings match on."""
-    s = re.sub(r"^[\W_]+", "", text.casefold().strip())
+    s = _LEADING_NON_WORD.sub("", text.casefold().strip())
     while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
         nxt = _NUMBERING.sub("", s, count=1).strip()
         if nxt == s or not _NON_WORD.sub("", nxt):

@@ -90,13 +90,19 @@ def clean_heading(text: str) -> str:
 
 
 @functools.lru_cache(maxsize=8192)
-def _title_pattern(title: str) -> re.Pattern[str] | None:
-    # compiled once per title: a long outline (1,588 entries) thrashes ``re``'s own cache
-    words = title.split()
+def _title_pattern(title: str, folded: bool = False) -> re.Pattern[str] | None:
+    # compiled once per title: a long outline (1,588 entries) thrashes ``re``'s own cache.
+    # ``folded``: for an ASCII title, matched against the line folded (``_fold``) without
+    # ``re.IGNORECASE``, the same matches (each atom, \s, \d, the number's class and
+    # every ASCII letter, matches the same code points either way) at a third of the
+    # cost of compiling
+    words = title.lower().split() if folded else title.split()
     if not words:
         return None
-    pattern = r"^\s*(?:[\dIVXivx]+(?:\.\d+)*\.?\s*)?" + r"\s*".join(re.escape(w) for w in words)
-    return re.compile(pattern, re.IGNORECASE)
+    number = r"[\divx]" if folded else r"[\dIVXivx]"
+    pattern = r"^\s*(?:" + number + r"+(?:\.\d+)*\.?\s*)?"
+    pattern += r"\s*".join(re.escape(w) for w in words)
+    return re.compile(pattern, 0 if folded else re.IGNORECASE)
 
 
 # the only characters outside ASCII that ``re.IGNORECASE`` matches to ASCII ones
@@ -109,13 +115,20 @@ def _ascii_key(title: str) -> str | None:
     return "".join(title.split()).lower() if title.isascii() else None
 
 
-def _may_open(line: str, key: str) -> bool:
-    """Whether a title's pattern can match ``line``, for an ASCII title's ``key``: it
-    joins the words with ``\\s*`` (``str.isspace``, exactly), ignores case and allows a
-    number before them (``[\\dIVXivx]+(?:\\.\\d+)*\\.?``), so the line, blanks dropped and
-    folded, holds ``key`` after nothing but digits, ``i``, ``v``, ``x`` and full stops. Most
-    lines do not, and the title's pattern is then never compiled."""
-    folded = "".join(line.translate(_ASCII_FOLD).split()).lower()
+def _fold(line: str) -> str:
+    """``line`` with the same length, lower case, the four characters ``re.IGNORECASE``
+    matches to ASCII letters made those letters (U+0130 is the one character whose lower
+    case is two)."""
+    return line.translate(_ASCII_FOLD).lower()
+
+
+def _may_open(folded_line: str, key: str) -> bool:
+    """Whether a title's pattern can match a line (given ``_fold``-ed), for an ASCII
+    title's ``key``: it joins the words with ``\\s*`` (``str.isspace``, exactly), ignores
+    case and allows a number before them (``[\\dIVXivx]+(?:\\.\\d+)*\\.?``), so the line,
+    blanks dropped, holds ``key`` after nothing but digits, ``i``, ``v``, ``x`` and full
+    stops. Most lines do not, and the title's pattern is then never compiled."""
+    folded = "".join(folded_line.split())
     lead = 0
     for c in folded:
         if not (c in "ivx." or c.isdecimal()):
@@ -127,16 +140,54 @@ def _may_open(line: str, key: str) -> bool:
 def _run_in_split(line: str, title: str) -> int:
     """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
     key = _ascii_key(title)
-    if key is not None and not _may_open(line, key):
-        return 0
-    pattern = _title_pattern(title)
-    m = pattern.match(line) if pattern is not None else None
-    if m is None or m.end() >= len(line):
-        return 0
-    rest = line[m.end() :]
+    if key is not None:
+        low = _fold(line)
+        if not _may_open(low, key):
+            return 0
+        end = _folded_match_end(low, title)
+        if end is None or end >= len(line):
+            return 0
+    else:
+        pattern = _title_pattern(title)
+        m = pattern.match(line) if pattern is not None else None
+        if m is None or m.end() >= len(line):
+            return 0
+        end = m.end()
+    rest = line[end:]
     if not rest[:1].isspace() and rest[:1] not in {".", ":", "—", "–"}:
         return 0
-    return m.end()
+    return end
+
+
+@functools.lru_cache(maxsize=8192)
+def _lower_words(title: str) -> tuple[str, ...]:
+    return tuple(title.lower().split())
+
+
+def _folded_match_end(low: str, title: str) -> int | None:
+    """Where ``_title_pattern(title, True)`` ends its match in the folded line ``low``
+    (``None``: no match), without compiling it when the line, blanks aside, does not open
+    with a character the number's class ``[\\divx]`` takes: the number cannot match
+    then, and the words (no blank in them) follow each other with only ``\\s*`` (greedy,
+    before a non-blank: nothing to backtrack) between them."""
+    q = len(low) - len(low.lstrip())  # ``^\\s*``: str.strip strips what \\s matches
+    c = low[q : q + 1]
+    if c and (c in "ivx" or c.isdecimal() or c.isdigit()):
+        pattern = _title_pattern(title, True)
+        m = pattern.match(low) if pattern is not None else None
+        return None if m is None else m.end()
+    words = _lower_words(title)
+    if not words:
+        return None
+    p, n = q, len(low)
+    for k, w in enumerate(words):
+        if k:
+            while p < n and low[p].isspace():
+                p += 1
+        if not low.startswith(w, p):
+            return None
+        p += len(w)
+    return p
 
 
 _SECTION_NUMBER = re.compile(r"^((?:\d+|[A-Z])(?:\.\d+)+|\d+)\.?\s+\S")

@@ -39,6 +39,11 @@ _LIGATURES_NO_CONTROL = {
     **LIGATURES,
     **dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F]),
 }
+# any character the table above maps: most lines hold none, and a search for one costs a
+# tenth of the translate (a dictionary look-up per character)
+_TRANSLATED = re.compile(
+    "[" + "".join(re.escape(chr(k)) for k in sorted(_LIGATURES_NO_CONTROL)) + "]"
+)
 _SPACES = re.compile(r"[ \t]+")
 _BOLD_NAME = re.compile(
     r"bold|black|heavy|semibold|demi|[-,]b$|[-,]bd|cmbx|cmssbx|sfbx|lmroman\d*-bold|bx\d"
@@ -98,7 +103,8 @@ def clean_text(text: str) -> str:
     """Ligatures unfolded, odd spaces and control characters dropped, runs of spaces folded."""
     if "/" in text:
         text = _GLYPH_NAME.sub(_glyph_digit, text)
-    text = text.translate(_LIGATURES_NO_CONTROL)
+    if _TRANSLATED.search(text) is not None:
+        text = text.translate(_LIGATURES_NO_CONTROL)
     if "  " in text or "\t" in text:  # else the fold leaves it as it is
         text = _SPACES.sub(" ", text)
     return text.strip()

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import ctypes
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -222,9 +222,7 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         if merged:
             prev = merged[-1]
             r0, first, last = runs[0], prev[0], prev[-1]
-            main = max(prev, key=lambda r: r.chars)  # the line's own baseline
-            near = 0.8 * max(r0.size, last.size, 1.0)
-            if r0.x > first.x + 1.0 and min(abs(r0.y - last.y), abs(r0.y - main.y)) <= near:
+            if r0.x > first.x + 1.0 and _near(r0, last, prev):
                 if r0.x > last.end + 0.15 * r0.size and not last.text.endswith(" "):
                     runs[0] = r0._replace(text=" " + r0.text)
                 prev.extend(runs)
@@ -236,6 +234,20 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         if line is not None:
             out.append(line)
     return out
+
+
+def _near(r0: _Run, last: _Run, prev: list[_Run]) -> bool:
+    """Whether ``r0`` lies within 0.8 x size of the baseline of ``last`` or of the run of
+    most characters in ``prev`` (the line's own baseline); that run is found only when
+    needed (a NaN distance to ``last`` decides, as it does in ``min``)."""
+    near = 0.8 * max(r0.size, last.size, 1.0)
+    d = abs(r0.y - last.y)
+    if d <= near:
+        return True
+    if d != d:
+        return False
+    main = max(prev, key=_CHARS)
+    return abs(r0.y - main.y) <= near
 
 
 def _visual_lines(runs: list[_Run]) -> list[list[_Run]]:
@@ -325,7 +337,9 @@ def _runs_per_char(
 
 
 def _clean(raw: str) -> str:
-    return clean_text(raw.replace("\r", "").translate(_HYPHEN))
+    if "\ufffe" in raw or "\x02" in raw:
+        raw = raw.translate(_HYPHEN)
+    return clean_text(raw.replace("\r", ""))
 
 
 DROP_CAP_RATIO = 1.8  # a drop cap is set at least this much larger than the text after it
@@ -351,38 +365,66 @@ def _line(runs: list[_Run]) -> Line | None:
     """One line as ``LineCollector`` makes it: most common size by characters, bold or
     mono when 80% of the characters are, cells where a run starts well right of the
     previous one's end (here the real glyph end rather than an estimate)."""
+    if len(runs) == 1:
+        r = runs[0]
+        text = _clean(r.text)
+        if not text:
+            return None
+        many = max(r.chars, 1)
+        return Line(
+            text,
+            round(r.x, 1),
+            round(r.y, 1),
+            round(r.size, 1),
+            (r.chars if r.bold else 0) / many >= 0.8,
+            (r.chars if r.mono else 0) / many >= 0.8,
+            (),
+        )
     runs = _join_drop_cap(runs)
-    text = _clean("".join(r.text for r in runs))
+    text = _clean("".join([r.text for r in runs]))
     if not text:
         return None
-    sizes: Counter[float] = Counter()
+    sizes: dict[float, int] = {}
     chars = bold = mono = 0
     segs: list[list[Any]] = []  # x0, end, raw text
+    seg: list[Any] | None = None
     for r in runs:
-        if segs and segs[-1][0] - 1.0 <= r.x <= segs[-1][1] + max(r.size * 1.5, 4.0):
-            segs[-1][1] = max(segs[-1][1], r.end)
-            segs[-1][2] += r.text
+        if seg is not None and seg[0] - 1.0 <= r.x <= seg[1] + max(r.size * 1.5, 4.0):
+            if r.end > seg[1]:
+                seg[1] = r.end
+            seg[2] += r.text
         else:
-            segs.append([r.x, r.end, r.text])
-        sizes[round(r.size, 1)] += r.chars
-        chars += r.chars
-        bold += r.chars if r.bold else 0
-        mono += r.chars if r.mono else 0
+            seg = [r.x, r.end, r.text]
+            segs.append(seg)
+        n = r.chars
+        key = round(r.size, 1)
+        sizes[key] = sizes.get(key, 0) + n
+        chars += n
+        if r.bold:
+            bold += n
+        if r.mono:
+            mono += n
     cells: tuple[tuple[float, str], ...] = ()
     if len(segs) >= 2:
         cells = tuple((round(x0, 1), t) for x0, _end, raw in segs if (t := _clean(raw)))
         if len(cells) < 2:
             cells = ()
     chars = max(chars, 1)
+    # the first size of the most characters (as ``Counter.most_common(1)`` picks it)
+    size = max(sizes.items(), key=_COUNT)[0]
     return Line(
         text,
         round(runs[0].x, 1),
         round(runs[0].y, 1),
-        sizes.most_common(1)[0][0] if sizes else 0.0,
+        size,
         bold / chars >= 0.8,
         mono / chars >= 0.8,
         cells,
     )
+
+
+_COUNT = itemgetter(1)
+_CHARS = attrgetter("chars")
 
 
 def open_document(path: Path, password: str | None = None) -> Any:

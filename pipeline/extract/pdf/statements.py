@@ -59,12 +59,15 @@ class Row(NamedTuple):
     values: tuple[_Value, ...]
 
 
+_WORD = re.compile(r"\S+")
+
+
 def _tokens(text: str) -> list[tuple[int, str]]:
     """Words with their offsets; a currency sign joins the number after it and a lone
     ``%`` the number before it."""
     out: list[tuple[int, str]] = []
     pending: tuple[int, str] | None = None
-    for m in re.finditer(r"\S+", text):
+    for m in _WORD.finditer(text):
         word = m.group()
         if pending is not None:
             out.append((pending[0], pending[1] + word))
@@ -117,14 +120,20 @@ def read_row(line: Line) -> Row | None:
     if line.mono:
         return None
     cells = list(line.cells) or [(line.x, line.text)]
-    parsed = [_cell_values(x, text, line.size) for x, text in cells]
+    # the cells of values at the end, read from the last one back to the first that is
+    # not all values (the cells before it are not read: the row needs no more)
+    tail: list[list[_Value]] = []
     k = len(cells)
-    while k > 0 and parsed[k - 1] is not None:
+    while k > 0:
+        found = _cell_values(cells[k - 1][0], cells[k - 1][1], line.size)
+        if found is None:
+            break
+        tail.append(found)
         k -= 1
     if k > 1:
         return None
     label, raw = ("", []) if k == 0 else _peel(cells[0][0], cells[0][1], line.size)
-    raw += [v for found in parsed[k:] if found is not None for v in found]
+    raw += [v for found in reversed(tail) for v in found]
     values: list[_Value] = []
     carry = ""  # a currency sign set apart from its number
     for v in raw:
