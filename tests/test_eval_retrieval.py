@@ -307,7 +307,10 @@ def test_fairytale_books_are_written_once_in_each_format(tmp_path: Path) -> None
         fmts[fmt] = path.read_bytes()
         if fmt == "epub":  # Folio reads it by its nav: a chapter per story
             text = extract_file(path).text
-            want = "# Brave Tin Soldier\n\nOne leg only.\n\nA boat.\n\n# Flax\n\nBlue flowers.\n\nThe end.\n"
+            want = (
+                "# Brave Tin Soldier\n\nOne leg only.\n\nA boat.\n\n"
+                "# Flax\n\nBlue flowers.\n\nThe end.\n"
+            )
             assert text == want
         assert qa._write_book("test-fairybook", stories, fmt).read_bytes() == fmts[fmt]
         path.unlink()
