@@ -22,10 +22,16 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+def runs(word: str) -> list[str]:
+    """A word's letter and digit runs: ``fy2018`` -> ``fy``, ``2018``."""
+    found: list[str] = _PARTS.findall(word)
+    return found
+
+
 def _split(word: str) -> list[str]:
     """A word, plus its letter and digit runs when it mixes them (``fy2018``); runs of
     one character carry no meaning alone (``3m`` stays whole)."""
-    parts = _PARTS.findall(word)
+    parts = runs(word)
     if len(parts) < 2:
         return [word]
     return [word, *(p for p in parts if len(p) > 1)]

@@ -12,7 +12,7 @@ from typing import Literal
 
 from ..index.filters import Filters
 from ..index.lexical import DocInfo, LexicalIndex
-from ..index.words import query_words, words
+from ..index.words import query_words, runs, words
 
 Mode = Literal["lexical", "dense", "hybrid"]
 MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
@@ -82,13 +82,12 @@ _PERIOD_WORDS = frozenset(
         "annual annually fiscal year years month months ended ending fy q1 q2 q3 q4 h1 h2"
     )
 )
-_RUNS = re.compile(r"[^\W\d_]+|\d+")
 
 
 def is_period(term: str) -> bool:
     """Whether a term names a time: a number, a month, a period word, or runs of those
     ("fy2022", "2023q2"; "3m" is a name)."""
-    return all(r.isdigit() or r in _PERIOD_WORDS or r in ("q", "h") for r in _RUNS.findall(term))
+    return all(r.isdigit() or r in _PERIOD_WORDS or r in ("q", "h") for r in runs(term))
 
 
 NAMED_SHARE = 0.5  # of the strongest focus, for a document to count as named
