@@ -185,7 +185,6 @@ def load_fairytaleqa(qa: Path) -> tuple[list[Path], list[Question]]:
                         text=row["question"],
                         doc=folder.name,
                         contents=tuple(cited),
-                        answer="",
                         qtype=row["attribute1"].strip() or "unlabelled",
                         kind=f"{row['local-or-sum']}/{fmt}",
                         group=folder.name,
