@@ -9,16 +9,21 @@ from dataclasses import dataclass, replace
 
 from ..errors import StoreError
 from ..shared.pathtext import gone, stored
+from . import side_index
 from .records import DONE, DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .store import Store, quote
 
 
 def delete_document(store: Store, doc_id: str) -> int:
-    """Delete a document's chunks and every record of it, under the library lock;
+    """Delete a document's chunks and every record of it, under the library lock, and
+    end as every writer does (the generation raised, the BM25 index brought up to date:
+    else the ``writing`` mark stays and readers compare catalogs on every question);
     returns the number of chunks removed."""
     with store.writing(what="delete"):
-        return remove_document(store, doc_id)
+        removed = remove_document(store, doc_id)
+        side_index.refresh(store)
+    return removed
 
 
 def remove_document(store: Store, doc_id: str) -> int:
