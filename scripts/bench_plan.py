@@ -58,6 +58,8 @@ from bench_scale import (  # noqa: E402  (scripts/ is on the path)
 )
 from common import text_table  # noqa: E402
 
+from tests.hostile.generate import raw_pdf  # noqa: E402  (the PDF writer of the hostile tests)
+
 MB = 1_000_000
 RACY_S = 2.1  # a file hashed within 2 s of being written is hashed again next run
 # ``python -c WRAP ARGS`` runs ``folio ARGS`` and, at its exit, copies its /proc/self/io
@@ -103,18 +105,9 @@ def make_pdf(path: Path, lines: Sequence[str], image: bytes, side: int) -> int:
         head + image + b"\nendstream",
         b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
     ]
-    with path.open("wb") as fh:
-        fh.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-        offsets = []
-        for n, obj in enumerate(objects, 1):
-            offsets.append(fh.tell())
-            fh.write(b"%d 0 obj\n" % n + obj + b"\nendobj\n")
-        xref = fh.tell()
-        fh.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-        fh.write(b"".join(b"%010d 00000 n \n" % o for o in offsets))
-        fh.write(b"trailer\n<< /Size %d /Root 1 0 R >>\n" % (len(objects) + 1))
-        fh.write(b"startxref\n%d\n%%%%EOF\n" % xref)
-        return fh.tell()
+    data = raw_pdf(objects)
+    path.write_bytes(data)
+    return len(data)
 
 
 def page_lines(pool: Sequence[str], rng: random.Random, n: int = 40, width: int = 90) -> list[str]:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import eval_retrieval as ev
 from data_dir import data_dir
-from qa_sets import HALVES, LOADERS, read_split, with_halves
+from qa_sets import HALVES, LOADERS
 
 
 @contextmanager
@@ -66,12 +66,8 @@ def set_run(
     log: Callable[[str], None],
 ) -> ev.SetRun:
     """Every question of set ``name`` asked of its kept library by ``methods``."""
-    sub, loader = LOADERS[name]
-    paths, questions = loader(args.qa_root / sub)
-    docs = ev.load_docs(paths, os.cpu_count() or 1)
-    texts = {d.name: d.text for d in docs.values()}
-    questions = ev.with_refs(with_halves(name, questions, read_split()), texts)
-    questions = ev.spread([q for q in questions if q.half in HALVES], args.limit)
+    _, docs, questions = ev.load_set(name, args.qa_root, False, log)
+    questions = ev.spread(questions, args.limit)
     run = ev.SetRun(name, questions, docs, {"questions": len(questions)})
     home = args.home / name
     if not home.is_dir():

@@ -896,6 +896,26 @@ def evaluate(run: SetRun, budgets: Sequence[int], log: Callable[[str], None]) ->
             log(f"  {n}/{len(run.questions)} questions")
 
 
+def load_set(
+    name: str, qa_root: Path, holdout: bool, log: Callable[[str], None]
+) -> tuple[list[Path], dict[str, Doc], list[Question]]:
+    """Set ``name``: its files, their extracted documents, and its questions with their
+    half and their evidence located (the held-out ones only with ``holdout``)."""
+    sub, loader = LOADERS[name]
+    paths, questions = loader(qa_root / sub)
+    t0 = time.perf_counter()
+    docs = load_docs(paths, os.cpu_count() or 1)
+    log(f"{name}: extracted {len(docs)} documents in {time.perf_counter() - t0:.1f} s")
+    missing = sorted({d for q in questions for d in q.docs} - set(docs))
+    if missing:
+        raise RuntimeError(f"{name}: no document for {', '.join(missing)}")
+    texts = {d.name: d.text for d in docs.values()}
+    questions = with_refs(with_halves(name, questions, read_split()), texts)
+    if not holdout:  # kept unread until the end (eval/splits.json)
+        questions = [q for q in questions if q.half != HOLDOUT]
+    return paths, docs, questions
+
+
 def run_set(
     name: str,
     qa_root: Path,
@@ -906,22 +926,13 @@ def run_set(
 ) -> SetRun:
     from pipeline.retrieve import retrieve
 
-    sub, loader = LOADERS[name]
-    paths, all_questions = loader(qa_root / sub)
-    t0 = time.perf_counter()
-    docs = load_docs(paths, os.cpu_count() or 1)
-    log(f"{name}: extracted {len(docs)} documents in {time.perf_counter() - t0:.1f} s")
-    missing = sorted({d for q in all_questions for d in q.docs} - set(docs))
-    if missing:
-        raise RuntimeError(f"{name}: no document for {', '.join(missing)}")
-    texts = {d.name: d.text for d in docs.values()}
-    all_questions = with_refs(with_halves(name, all_questions, read_split()), texts)
-    if not args.holdout:  # kept unread until the end (eval/splits.json)
-        all_questions = [q for q in all_questions if q.half != "holdout"]
+    paths, docs, all_questions = load_set(name, qa_root, args.holdout, log)
     questions = spread(all_questions, args.limit)
     run = SetRun(name, questions, docs, {"documents": len(docs), "questions": len(questions)})
     run.meta["evidence_not_found"] = sum(q.missing for q in all_questions)
-    run.meta["alignment_mismatches"] = check_alignment(all_questions, texts)
+    run.meta["alignment_mismatches"] = check_alignment(
+        all_questions, {d.name: d.text for d in docs.values()}
+    )
     if any(q.evidence for q in all_questions):
         run.meta["extraction"] = extraction_report(all_questions, docs)
     t0 = time.perf_counter()
