@@ -23,6 +23,10 @@ Question sets (under ``--qa-root``, default ``$FOLIO_DATA/corpus/qa``):
   without figures are left out); *answer words* — the share of the answer's content words
   found in the context; *every filing* — every needed filing has an item in the context
   (the Multi-Doc questions' coverage).
+- ``covid-qa`` — COVID-QA's experts' questions over 92 scientific articles (Markdown files
+  and ``questions.jsonl`` built by ``scripts/build_qa_set.py`` under ``$FOLIO_EVAL_DATA``;
+  eval/covid-qa). The evidence is the answer's exact span of its article; metric
+  *ref-in-context* as for chunking-eval.
 
 Question sets, their types and the fixed tuning/report split (by company for filings, by
 corpus file otherwise; ``eval/splits.json``) are in ``scripts/qa_sets.py``. Every table is
@@ -294,6 +298,7 @@ SET_METRICS = {
     "financebench-dev": ("page_hit", "evidence_in_context"),
     "docugami-10q": ("figure_recall", "answer_support", "all_sources"),
     "fairytaleqa": ("ref_in_context",),
+    "covid-qa": ("ref_in_context",),
 }
 
 

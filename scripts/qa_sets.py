@@ -18,6 +18,7 @@ import csv
 import fnmatch
 import hashlib
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -28,7 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SPLIT_FILE = ROOT / "eval" / "splits.json"
 HALVES = ("tuning", "report")
 HOLDOUT = "holdout"  # a set's groups kept unread until the end (eval_retrieval --holdout)
-HELD_OUT = {"fairytaleqa": 2}  # groups held out, for the sets drawn with a holdout
+# groups held out, for the sets drawn with a holdout (covid-qa: the fewest groups, in the
+# split's order, that hold 15% of its questions: 19 of 92 articles, 206 of 1,235 questions)
+HELD_OUT = {"fairytaleqa": 2, "covid-qa": 19}
+COVID_QA = "covid-qa"
+EVAL_DATA = "FOLIO_EVAL_DATA"  # sets built here from public snapshots (build_qa_set.py)
 
 Span = tuple[int, int]
 
@@ -313,11 +318,50 @@ def _epub(title: str, stories: list[tuple[str, list[Section]]]) -> bytes:
     return buf.getvalue()
 
 
+def eval_data_dir() -> Path:
+    """Where the sets built from public snapshots live: ``$FOLIO_EVAL_DATA``, defaulting
+    to ``~/.cache/folio-eval`` (``$FOLIO_DATA`` is read-only and laid anew each session)."""
+    return Path(os.environ.get(EVAL_DATA) or Path.home() / ".cache" / "folio-eval")
+
+
+def load_covid_qa(qa: Path) -> tuple[list[Path], list[Question]]:
+    """COVID-QA (eval/covid-qa): scientific articles as Markdown files, each question's
+    evidence the exact span of its answer (``refs`` in the file, which Folio reads as it
+    is; ``contents`` its text). Type: the question's wh-word; kind: where the answer
+    stands (``front``, ``abstract``, ``body``); group: the article. Read from ``qa`` when
+    the set is there, else from ``$FOLIO_EVAL_DATA/covid-qa``."""
+    folder = qa if (qa / "questions.jsonl").is_file() else eval_data_dir() / COVID_QA
+    if not (folder / "questions.jsonl").is_file():
+        raise FileNotFoundError(
+            f"covid-qa: no questions.jsonl under {qa} or {folder}; build the set with "
+            "`python scripts/build_qa_set.py --mirrors DIR` (DIR holding the snapshot of "
+            "github:deepset-ai/COVID-QA, from the session's fetch tool; eval/covid-qa/README.md)"
+        )
+    out: list[Question] = []
+    with (folder / "questions.jsonl").open(encoding="utf-8") as fh:
+        for n, line in enumerate(x for x in fh if x.strip()):
+            rec = json.loads(line)
+            out.append(
+                Question(
+                    index=n,
+                    text=rec["question"],
+                    doc=rec["doc"],
+                    refs=((int(rec["start"]), int(rec["end"])),),
+                    contents=(str(rec["answer"]),),
+                    qtype=rec["qtype"],
+                    kind=rec["kind"],
+                    group=rec["doc"],
+                )
+            )
+    return sorted((folder / "docs").glob("*.md")), out
+
+
 LOADERS: dict[str, tuple[str, Loader]] = {
     "chunking-eval": ("chunking_evaluation", load_chunking_eval),
     "financebench-dev": ("financebench-dev", load_financebench),
     "docugami-10q": ("docugami-10q", load_docugami),
     "fairytaleqa": ("fairytaleqa", load_fairytaleqa),
+    COVID_QA: (COVID_QA, load_covid_qa),
 }
 
 
@@ -397,17 +441,40 @@ def with_halves(
     return out
 
 
-def write_split(qa_root: Path, path: Path = SPLIT_FILE) -> None:
-    """Draw the split of every set once (run by hand; the file is committed)."""
+def write_split(
+    qa_root: Path, names: Sequence[str] = (), path: Path = SPLIT_FILE
+) -> dict[str, dict[str, list[str]]]:
+    """Draw the split once (run by hand; the file is committed): of every set, or with
+    ``names`` of those sets only, the others kept as the file has them (a set's split is
+    never re-drawn). Returns the sets as written."""
+    old = read_split(path) if names and path.is_file() else {}
     sets = {}
     for name, (sub, loader) in LOADERS.items():
+        if names and name not in names:
+            if name in old:
+                sets[name] = old[name]
+            continue
         sets[name] = make_split(name, loader(qa_root / sub)[1], HELD_OUT.get(name, 0))
+    held = ", ".join(f"{k}: the first {v}" for k, v in HELD_OUT.items())
     doc = {
         "method": (
             "scripts/qa_sets.py make_split: whole groups (company for filings, corpus file "
-            "otherwise) in sha256 order, each to the half with fewer questions so far"
+            "or article otherwise) in sha256 order, each to the half with fewer questions so "
+            f"far; groups held out, first in that order ({held})"
         ),
         "sets": sets,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return sets
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description="draw the split of the named sets once")
+    ap.add_argument("sets", nargs="+", choices=list(LOADERS))
+    ap.add_argument("--qa-root", type=Path, required=True, help="e.g. $FOLIO_DATA/corpus/qa")
+    args = ap.parse_args()
+    got = write_split(args.qa_root, args.sets)
+    print(json.dumps({k: {h: len(g) for h, g in v.items()} for k, v in got.items()}))
