@@ -21,7 +21,14 @@ from typing import Literal
 
 from ..errors import DenseUnavailableError
 from .folder import Pooling, Recipe
-from .model import ModelFiles, file_sha256, model_label, read_config, read_weights
+from .model import (
+    KNOWN_WEIGHTS,
+    ModelFiles,
+    file_sha256,
+    model_label,
+    read_config,
+    read_weights,
+)
 
 Precision = Literal["fp32", "int8"]
 PRECISIONS: tuple[Precision, ...] = ("fp32", "int8")
@@ -81,7 +88,10 @@ def ensure_model(
     weights_sha256 = file_sha256(files.weights)
     label = model_label(files, weights_sha256, recipe)
     key = cache_key(files, options, weights_sha256)
-    path = cache_dir / f"{label}-{options.precision}-{key[:20]}.onnx"
+    # Named by the weights, not the model: models that differ only in their prompts (which
+    # the graph does not hold) share a file.
+    weights = KNOWN_WEIGHTS.get(weights_sha256, "bert")
+    path = cache_dir / f"{weights}-{options.precision}-{key[:20]}.onnx"
     if path.is_file():
         return BuiltModel(path, label, built=False)
     try:
