@@ -42,7 +42,8 @@ def _sentence_transformers() -> Any:
 def _tokenizer() -> Any:
     from tokenizers import Tokenizer, decoders, normalizers, pre_tokenizers, processors
     from tokenizers.models import WordPiece
-    from transformers import BertTokenizerFast  # type: ignore[attr-defined]
+
+    transformers = pytest.importorskip("transformers")
 
     tok = Tokenizer(WordPiece({w: i for i, w in enumerate(VOCAB)}, unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
@@ -52,29 +53,28 @@ def _tokenizer() -> Any:
     )
     tok.decoder = decoders.WordPiece()
     specials = {f"{n}_token": f"[{n.upper()}]" for n in ("cls", "sep", "pad", "unk", "mask")}
-    return BertTokenizerFast(tokenizer_object=tok, **specials)
+    return transformers.BertTokenizerFast(tokenizer_object=tok, **specials)
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random BERT saved by sentence-transformers itself: CLS pooling, prompts."""
     st = _sentence_transformers()
-    import torch
-    from sentence_transformers.sentence_transformer.modules import Normalize, Pooling, Transformer
-    from transformers import BertConfig, BertModel
+    torch, transformers = pytest.importorskip("torch"), pytest.importorskip("transformers")
+    parts = pytest.importorskip("sentence_transformers.sentence_transformer.modules")
 
     root = tmp_path_factory.mktemp("generated")
     torch.manual_seed(0)
-    config = BertConfig(
+    config = transformers.BertConfig(
         vocab_size=len(VOCAB), hidden_size=48, num_hidden_layers=2, num_attention_heads=4,
         intermediate_size=96, max_position_embeddings=64, initializer_range=0.3,
     )  # fmt: skip
-    BertModel(config).save_pretrained(root / "hf")
+    transformers.BertModel(config).save_pretrained(root / "hf")
     _tokenizer().save_pretrained(root / "hf")
     modules = [
-        Transformer(str(root / "hf"), max_seq_length=32),
-        Pooling(48, pooling_mode="cls"),
-        Normalize(),
+        parts.Transformer(str(root / "hf"), max_seq_length=32),
+        parts.Pooling(48, pooling_mode="cls"),
+        parts.Normalize(),
     ]
     model = st.SentenceTransformer(
         modules=modules, prompts={"query": "query: ", "document": "passage: "}, device="cpu"
@@ -124,12 +124,12 @@ def test_other_poolings_match_sentence_transformers(
 
 
 def test_pytorch_weights_are_read_with_torch(generated: Path, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
-    from safetensors.torch import load_file
-    from torch import save
+    torch = pytest.importorskip("torch")
+    tensors = pytest.importorskip("safetensors.torch")
 
     folder = Path(shutil.copytree(generated, tmp_path / "bin"))
-    save(load_file(str(folder / "model.safetensors")), str(folder / "pytorch_model.bin"))
+    weights = tensors.load_file(str(folder / "model.safetensors"))
+    torch.save(weights, str(folder / "pytorch_model.bin"))
     (folder / "model.safetensors").unlink()
     from_bin = load_embedder(folder, cache_dir=tmp_path / "cache", precision="fp32")
     original = load_embedder(generated, cache_dir=tmp_path / "cache", precision="fp32")
