@@ -1,6 +1,7 @@
 """A change of the dense model through real `folio` processes and a real server: ingest
-embeds the library again and says so, the vector field follows a new width, and until then
-retrieval refuses to compare a question's vector with another model's.
+embeds the library again and says so, the vector field follows a new width (and `folio
+reindex` keeps it), and until then retrieval refuses to compare a question's vector with
+another model's.
 
 The models are random BERTs made here (tests/test_embed.py): A and C 384 wide with mean
 pooling, B 48 wide with CLS pooling and query/passage prompts, as a sentence-transformers
@@ -120,3 +121,5 @@ def test_a_model_change_embeds_again_and_retrieval_never_mixes_models(
     assert dense["mode"] == "dense" and dense["items"] and dense["note"] == ""
     again = json.loads(run(env["b"], *ingest, "--json").stdout)
     assert again["embedded"] == 0 and again["model_change"] == ""
+    run(env["b"], "reindex")  # a new version of the collection keeps the library's width
+    assert store.vector_width() == 48 and snippets(store) == after_b
