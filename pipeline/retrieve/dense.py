@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
+from ..errors import StoreError
 from ..index import vectors
 from ..index.coverage import embedded_filter
 from ..index.filters import Filters
@@ -65,7 +66,11 @@ def ranked(result: dict[str, Any], docs: Collection[str], k: int = POOL) -> list
 def other_width(store: Store) -> str | None:
     """Why the library's vectors cannot be searched with this model's, when their widths
     differ (Typesense refuses the search), else ``None``."""
-    width, model = store.vector_width(), vectors.embedder()
+    try:
+        width = store.vector_width()
+    except StoreError:  # a search-only key may not read the schema: the search's error stands
+        return None
+    model = vectors.embedder()
     if width is None or width == model.dim:
         return None
     return (
