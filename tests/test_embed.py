@@ -295,7 +295,8 @@ def test_build_says_nothing_on_stderr(tiny: Path, tmp_path: Path) -> None:
 
 def test_missing_model_is_reported(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}")
-    with pytest.raises(DenseUnavailableError, match=r"model\.safetensors, tokenizer\.json.*pip"):
+    missing = r"model\.safetensors or pytorch_model\.bin, tokenizer\.json.*pip"
+    with pytest.raises(DenseUnavailableError, match=missing):
         load_embedder(tmp_path, cache_dir=tmp_path / "cache")
     assert dense_available(tmp_path) is False
     assert dense_available(tmp_path / "nowhere") is False
@@ -315,8 +316,9 @@ def test_unsupported_pooling_is_refused(tiny: Path, tmp_path: Path) -> None:
     import shutil
 
     copy = Path(shutil.copytree(tiny, tmp_path / "cls"))
-    (copy / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
-    with pytest.raises(DenseUnavailableError, match="mean pooling"):
+    pooling = {"pooling_mode_cls_token": True, "pooling_mode_mean_tokens": True}
+    (copy / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    with pytest.raises(DenseUnavailableError, match=r"1_Pooling/config\.json: pooling \['cls'"):
         load_embedder(copy, cache_dir=tmp_path / "cache")
 
 

@@ -139,9 +139,8 @@ def _print_report(report: Report) -> None:
     )
     t.add_row("unchanged", str(len(report.unchanged)), "skipped (same content and settings)")
     if report.vectors_added:
-        t.add_row(
-            "vectors", str(len(report.vectors_added)), "unchanged, stored without vectors: embedded"
-        )
+        detail = "unchanged, stored without vectors of this model: embedded"
+        t.add_row("vectors", str(len(report.vectors_added)), detail)
     if report.empty:
         t.add_row("empty", str(len(report.empty)), "no indexable text (e.g. front matter only)")
     if report.duplicates:
@@ -155,6 +154,8 @@ def _print_report(report: Report) -> None:
             f"[red]failed[/red] {markup(one_line(f.path))} ({f.stage}): {markup(f.reason)}",
             highlight=False,
         )
+    if report.model_change:
+        err.print(markup(report.model_change), highlight=False)
     if report.embedder and report.embedded:
         per = 1000 * secs["embed"] / report.embedded
         err.print(

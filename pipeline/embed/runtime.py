@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import DenseUnavailableError
 from .build import ERRORS_ONLY
 from .graph import INPUTS
-from .windows import SPECIAL_TOKENS, Window, batches, windows
+from .windows import SPECIAL_TOKENS, TRAINED_POSITIONS, Kind, Window, batches, windows
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,6 +58,26 @@ def open_tokenizer(path: Path) -> tuple[Any, int, int]:
 
 
 @dataclass(frozen=True)
+class Prefixes:
+    """Token ids of the prompt the model puts before a query and before a passage (e5's
+    "query: " / "passage: "; none for all-MiniLM), tokenized on their own: the same ids
+    as tokenized with the text when the prompt ends at a word boundary, as published
+    prompts do, and so repeated at the head of every window of a long text."""
+
+    query: tuple[int, ...] = ()
+    passage: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, tokenizer: Any, query: str, passage: str) -> Prefixes:
+        def ids(prompt: str) -> tuple[int, ...]:
+            if not prompt:
+                return ()
+            return tuple(tokenizer.encode(prompt, add_special_tokens=False).ids)
+
+        return cls(ids(query), ids(passage))
+
+
+@dataclass(frozen=True)
 class OnnxEmbedder:
     name: str
     dim: int
@@ -69,23 +89,32 @@ class OnnxEmbedder:
     max_positions: int
     token_budget: int = TOKEN_BUDGET
     by_length: bool = True
+    trained_positions: int = TRAINED_POSITIONS  # the folder's max_seq_length
+    prefixes: Prefixes = Prefixes()
+    lower_case: bool = False  # sentence_bert_config's do_lower_case
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """One L2-normalised row per text, in order; a text split into several windows gets
-        the renormalised mean of their embeddings."""
+    def embed(self, texts: Sequence[str], kind: Kind = "passage") -> npt.NDArray[np.float32]:
+        """One L2-normalised row per text, in order, each after the model's prompt for
+        ``kind``; a text split into several windows gets the renormalised mean of their
+        embeddings."""
         import numpy as np
 
         if isinstance(texts, str):
             raise TypeError("embed takes a sequence of texts, not one string")
         if not texts:
             return np.zeros((0, self.dim), np.float32)
+        prefix = self.prefixes.query if kind == "query" else self.prefixes.passage
         owners: list[int] = []
         pieces: list[Sequence[int]] = []
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        given = [t.lower() for t in texts] if self.lower_case else list(texts)
+        encodings = self.tokenizer.encode_batch(given, add_special_tokens=False)
         for i, encoding in enumerate(encodings):
-            for piece in windows(encoding.ids, self.window, self.max_positions):
+            cut = windows(
+                encoding.ids, self.window, self.max_positions, self.trained_positions, len(prefix)
+            )
+            for piece in cut:
                 owners.append(i)
-                pieces.append(piece)
+                pieces.append((*prefix, *piece) if prefix else piece)
         rows = self._run(pieces)
         if len(pieces) == len(texts):
             return rows

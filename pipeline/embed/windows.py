@@ -3,7 +3,9 @@
 all-MiniLM-L6-v2 was trained on at most 256 positions (sentence-transformers' max_seq_length)
 while its position table has 512. A longer text is either truncated to the trained window
 (what sentence-transformers does), embedded whole up to 512 positions, or split into windows
-of at most 256 positions whose embeddings are averaged.
+of at most 256 positions whose embeddings are averaged. Another model's trained window is
+its folder's max_seq_length; a prompt prefix (e5's "passage: ") takes ``reserved`` positions
+of every window, since each window is embedded as a text of its own.
 """
 
 from __future__ import annotations
@@ -14,18 +16,26 @@ from collections.abc import Sequence
 from typing import Literal
 
 Window = Literal["truncate", "whole", "split"]
+Kind = Literal["query", "passage"]  # which of the model's prompts a text gets
 WINDOWS: tuple[Window, ...] = ("truncate", "whole", "split")
 TRAINED_POSITIONS = 256
 SPECIAL_TOKENS = 2  # [CLS] and [SEP] around every window
 
 
-def windows(ids: Sequence[int], window: Window, max_positions: int) -> list[Sequence[int]]:
-    """Token ids of each window, without special tokens; always at least one (maybe empty)."""
-    trained = min(TRAINED_POSITIONS, max_positions) - SPECIAL_TOKENS
+def windows(
+    ids: Sequence[int],
+    window: Window,
+    max_positions: int,
+    trained_positions: int = TRAINED_POSITIONS,
+    reserved: int = 0,
+) -> list[Sequence[int]]:
+    """Token ids of each window, without special tokens and the ``reserved`` prefix;
+    always at least one (maybe empty)."""
+    trained = max(1, min(trained_positions, max_positions) - SPECIAL_TOKENS - reserved)
     if window == "truncate":
         return [ids[:trained]]
     if window == "whole":
-        return [ids[: max_positions - SPECIAL_TOKENS]]
+        return [ids[: max(1, max_positions - SPECIAL_TOKENS - reserved)]]
     if window == "split":
         # Equal-sized windows, so no short tail window weighs as much as a full one.
         count = max(1, math.ceil(len(ids) / trained))

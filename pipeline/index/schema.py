@@ -3,6 +3,7 @@ stored in them are ``records.DocumentRecord`` and ``records.ChunkRecord``."""
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache
 from importlib import resources
@@ -19,6 +20,26 @@ def schema(name: str) -> dict[str, Any]:
     text = resources.files("pipeline").joinpath("schemas", f"{name}.json").read_text("utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
+
+
+VECTOR_FIELD = "embedding"
+VECTOR_DROPPED = (VECTOR_FIELD, "embedder")  # what a snippet loses with its vector
+
+
+def schema_with_width(name: str, width: int | None) -> dict[str, Any]:
+    """``schema(name)`` with the vector field ``width`` wide (None: as the file says,
+    384 for all-MiniLM-L6-v2): a library follows the width of its model."""
+    body = copy.deepcopy(schema(name))
+    for f in body["fields"]:
+        if f["name"] == VECTOR_FIELD and width is not None:
+            f["num_dim"] = width
+    return body
+
+
+def vector_width(collection: dict[str, Any]) -> int | None:
+    """The width of a collection's vector field, from what Typesense says of it."""
+    widths = [f.get("num_dim") for f in collection.get("fields", []) if f["name"] == VECTOR_FIELD]
+    return int(widths[0]) if widths and widths[0] else None
 
 
 def int32_fields(name: str) -> frozenset[str]:

@@ -29,7 +29,16 @@ from ..shared.home import folio_home
 from ..shared.inputs import check_literal
 from . import server
 from .lock import library_lock
-from .schema import CHUNKS, DOCUMENTS, META, check_ranges, schema
+from .schema import (
+    CHUNKS,
+    DOCUMENTS,
+    META,
+    VECTOR_DROPPED,
+    check_ranges,
+    schema,
+    schema_with_width,
+    vector_width,
+)
 from .settings import Node, ServerSettings, load_server_settings
 
 log = logging.getLogger("folio.store")
@@ -254,9 +263,9 @@ class Store:
                 lambda: self.client.collections[collection].update(update),
             )
 
-    def _create_version(self, name: str, version: int) -> str:
+    def _create_version(self, name: str, version: int, width: int | None = None) -> str:
         self.writable()
-        body = dict(schema(name))
+        body = schema_with_width(name, width)
         body["name"] = f"{name}_v{version}"
         try:
             self.call(f"create {body['name']}", lambda: self.client.collections.create(body))
@@ -271,12 +280,31 @@ class Store:
         with self.writing(what="reindex"):
             return self._reindex(name)
 
-    def _reindex(self, name: str) -> tuple[str, str]:
+    def vector_width(self) -> int | None:
+        """The width of the snippets' vector field (None: no chunks collection yet)."""
+        current = self.alias_target(CHUNKS)
+        if current is None:
+            return None
+        info = self.call(f"read {current}", lambda: self.client.collections[current].retrieve())
+        return vector_width(info)
+
+    def set_vector_width(self, width: int) -> tuple[str, str]:
+        """Rebuild the chunks collection with a vector field ``width`` wide, its stored
+        vectors (another model's, of another width) left out; the caller holds the lock
+        (an ingest embeds the snippets again next)."""
+        return self._reindex(CHUNKS, width)
+
+    def _reindex(self, name: str, width: int | None = None) -> tuple[str, str]:
+        """The next version of ``name``; with a ``width`` that is not the current one,
+        its vector field gets that width and the documents lose their vectors."""
         current = self.alias_target(name)
         if current is None:
             raise StoreError(f"collection {name} does not exist; ingest something first")
         version = int(current.rsplit("_v", 1)[1]) + 1
-        new = self._create_version(name, version)
+        info = self.call(f"read {current}", lambda: self.client.collections[current].retrieve())
+        kept = vector_width(info)
+        drop = width is not None and width != kept
+        new = self._create_version(name, version, width if drop else kept)
         exported = self.call(
             f"export {current}", lambda: self.client.collections[current].documents.export()
         )
@@ -287,6 +315,8 @@ class Store:
         for start in range(0, len(lines), BATCH_SIZE):
             self.writable()
             batch = [json.loads(line) for line in lines[start : start + BATCH_SIZE]]
+            if drop:
+                batch = [{k: v for k, v in d.items() if k not in VECTOR_DROPPED} for d in batch]
             results = self.call(f"import {new}", partial(self._import, new, batch))
             refused = [str(r.get("error")) for r in results if not r.get("success")]
             if refused:

@@ -13,7 +13,7 @@ from ..errors import FolioError
 from ..shared.config_files import dense_model
 from ..shared.home import folio_home
 
-MODEL_ENV = "FOLIO_EMBED_MODEL"  # a directory with model.safetensors and tokenizer.json
+MODEL_ENV = "FOLIO_EMBED_MODEL"  # a sentence-transformers folder (pipeline/embed/folder.py)
 _lock = threading.Lock()
 _loaded: dict[str, Any] = {}
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..index import vectors
-from ..index.coverage import embedded_per_doc
+from ..index.coverage import embedded_per_doc, stored_models
 from ..index.records import ChunkRecord, DocumentRecord
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
@@ -117,3 +117,37 @@ def missing(
         return ()
     have = embedded_per_doc(store, name, 2 * len(records) + 100)
     return tuple(r for r in mine if have.get(r.doc_id, 0) < r.snippets)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChange:
+    """Stored vectors of models other than the current one, found before an ingest
+    embeds the snippets again: ``replaced`` snippets per model name, and the vector
+    field's width before and after (the same unless the new model's differs)."""
+
+    replaced: dict[str, int]
+    width: tuple[int | None, int]
+
+    def message(self, name: str) -> str:
+        held = ", ".join(f"{n} snippets of {m}" for m, n in sorted(self.replaced.items()))
+        old, new = self.width
+        widths = ""
+        if old != new:
+            widths = f" ({old} dimensions, now {new}: the old vectors are dropped)"
+        return (
+            f"the dense model changed: the library held vectors of {held}"
+            f"{widths}; every snippet is embedded again with {name}"
+        )
+
+
+def follow_model(store: Store, name: str, width: int) -> ModelChange | None:
+    """Make the library ready for model ``name``: its vector field ``width`` wide (a
+    library of another width is rebuilt without its vectors: Typesense holds one width
+    per field). Returns what changed, if anything; retrieval never compares a question's
+    vector with another model's (``retrieve.dense`` filters on the model's name)."""
+    others = {m: n for m, n in stored_models(store).items() if m != name}
+    old = store.vector_width()
+    if old is not None and old != width:
+        store.set_vector_width(width)
+    # A library without vectors (new, or ingested with --no-embed) changes silently.
+    return ModelChange(others, (old, width)) if others else None

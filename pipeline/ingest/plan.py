@@ -24,7 +24,7 @@ from ..shared.home import folio_home
 from ..shared.limits import Limits, size_problem
 from ..shared.pathtext import resolved
 from .catalog import Found, Plan, copy_id, plan
-from .embedding import missing
+from .embedding import follow_model, missing
 from .files import Failure, discover, file_sha256
 from .hashes import HashCache
 from .options import IngestOptions
@@ -73,6 +73,9 @@ def prepare(
     stored = stored_counts(store, len(records)) if records else {}
     embed = vectors.unavailable() is None if options.embed is None else options.embed
     report.embedder = str(vectors.embedder().name) if embed else ""
+    if embed:
+        changed = follow_model(store, report.embedder, int(vectors.embedder().dim))
+        report.model_change = changed.message(report.embedder) if changed else ""
     fingerprint = config_fingerprint(config)
     current = _current_form(records, config_fingerprint(config, report.embedder), fingerprint)
     hashes = HashCache.load(hash_cache(store), trust=not options.rehash)

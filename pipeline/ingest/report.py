@@ -39,6 +39,8 @@ class Report:
     embedded: int = 0  # snippets embedded in this run
     # unchanged files whose stored snippets got the vectors they lacked
     vectors_added: list[str] = field(default_factory=list)
+    # said when the library held vectors of another model (embedding.follow_model)
+    model_change: str = ""
     interrupted: bool = False
 
     def to_dict(self) -> dict[str, Any]:

@@ -49,7 +49,16 @@ def rank_snippets(
     if chosen != "lexical":
         searches.append(dense.vector_search(query, filters))
         searches.extend(coverage.count_searches(dense.model_name()))
-    results, wanted = _search(store, searches, chosen)
+    try:
+        results, wanted = _search(store, searches, chosen)
+    except RetrievalError as exc:
+        why = dense.other_width(store)
+        if why is None:
+            raise
+        if mode is not None:  # asked for by name: refused, with the reason
+            raise RetrievalError(why) from exc
+        ranking = rank_snippets(store, query, filters, "lexical")
+        return replace(ranking, note=f"lexical ranking only: {why}")
     if chosen != "lexical":
         note = _coverage_note(results[3:5], chosen) or note
     index = current(store, wanted)
@@ -79,6 +88,11 @@ def _coverage_note(counts: list[dict[str, Any]], chosen: Mode) -> str:
     total, embedded = (int(c.get("found", 0)) for c in counts)
     if embedded >= total:
         return ""
+    if chosen == "dense" and embedded == 0:  # nothing to rank: refused, not an empty answer
+        raise RetrievalError(
+            f"no snippet has a vector of {dense.model_name()} (a library embedded with another "
+            f"model, or none): run `folio ingest` on the library's folders to embed it"
+        )
     how = "hybrid is lexical for them" if chosen == "hybrid" else "dense ranking cannot find them"
     return (
         f"{total - embedded} of {total} snippets have no vector of {dense.model_name()}: "

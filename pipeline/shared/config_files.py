@@ -120,7 +120,7 @@ def load_config(
 
 
 def dense_model(path: str | Path | None = None) -> Path | None:
-    """The ``dense.model`` directory (``model.safetensors``, ``tokenizer.json``), taken
+    """The ``dense.model`` directory (a sentence-transformers folder of a BERT), taken
     relative to the config file that names it, so a project can carry its model beside it."""
     setting = read(path).get("dense", "model")
     if setting is None or setting.value is None:
