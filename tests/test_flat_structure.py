@@ -684,3 +684,22 @@ def test_pdftotext_layout_contents_across_pages_names_page_top_chapter_titles() 
         for n, title in enumerate(chapters, 1)
         for h in [(title, 1), *((f"{n}.{k}. Part {k} of {title}", 2) for k in (1, 2))]
     ]
+
+
+def test_roman_numbered_contents_entries_beside_arabic_chapters_are_parts() -> None:
+    # a typeset book's contents (pdftotext -layout): "I   Basic techniques" and "1
+    # Introduction" flush left, sections indented; the roman series ranks above
+    contents = (
+        "I   Basic techniques                    1\n"
+        "1 Introduction                          3\n"
+        "  1.1 Programming languages . . . . .   3\n"
+        "2 Time complexity                       5\n"
+        "II  Graph algorithms                    9\n"
+        "3 Basics of graphs                      9\n"
+    )
+    titles = ["Basic techniques", "Introduction", "1.1 Programming languages"]
+    titles += ["Time complexity", "Graph algorithms", "Basics of graphs"]
+    body = "\n\n".join(f"{t}\n\n{PROSE}" for t in titles)
+    lines = f"Handbook\n\nContents\n\n{contents}\n\n{body}\n".split("\n")
+    found = [(h.title, h.level) for h in find_heading_lines(lines)]
+    assert found == list(zip(titles, [1, 2, 3, 2, 1, 2], strict=True))
