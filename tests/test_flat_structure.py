@@ -703,3 +703,17 @@ def test_roman_numbered_contents_entries_beside_arabic_chapters_are_parts() -> N
     lines = f"Handbook\n\nContents\n\n{contents}\n\n{body}\n".split("\n")
     found = [(h.title, h.level) for h in find_heading_lines(lines)]
     assert found == list(zip(titles, [1, 2, 3, 2, 1, 2], strict=True))
+
+
+def test_program_comments_in_a_text_are_no_markdown_headings() -> None:
+    # pdftotext of a programming book (issue 41): "# compute the percentage" in a listing
+    # is a comment, not an ATX heading; three of them put the whole book in markdown mode
+    code = "\n".join(
+        ["# compute the percentage", "x = minutes / 60", "# WRONG!", "# inside class Time:"]
+    )
+    body = "\n\n".join(f"CHAPTER {n}.\n\n{PROSE}\n\n{code}\n\n{PROSE}" for n in ("I", "II", "III"))
+    doc = flat_text_document(f"Think Python\n\n{body}\n", "book.txt")
+    assert doc.heading_mode == "heuristic"
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings == ["CHAPTER I.", "CHAPTER II.", "CHAPTER III."]
+    assert "# compute the percentage" in doc.text.replace("\\#", "#")  # the text is kept
