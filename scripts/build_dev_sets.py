@@ -46,7 +46,10 @@ from devset_texts import (  # noqa: E402
     epub_text,
     makeinfo_version,
     mdbook_text,
+    pandoc_text,
+    pdftotext_text,
     texinfo_text,
+    tool_version,
 )
 from devset_truth import rfc_truth  # noqa: E402
 from outline_truth import outline_entries  # noqa: E402
@@ -56,6 +59,10 @@ PDF = ROOT / "eval" / "pdf-outline" / "MANIFEST.json"
 Entry = dict[str, Any]
 # JSON indent of the truth files as the set was first written (part of their sha256)
 TRUTH_INDENT = {"rfc": 0, "epub": 0, "manual": 0, "gutenberg": 1, "texinfo": 1}
+TRUTH_INDENT |= {"pdftotext": 1, "pdftotext-layout": 1, "pandoc": 1}
+# the exporter each kind is written by, whose version the manifest records (``tool_version``)
+TOOLS = {"pdftotext": "pdftotext", "pdftotext-layout": "pdftotext", "pandoc": "pandoc"}
+_OUTLINED = "pdf-outline/"  # a pdftotext source: a file of the PDF outline set, as built
 
 
 @dataclass(frozen=True)
@@ -124,9 +131,29 @@ def flat_expected(entry: Entry) -> tuple[Expected, Expected]:
     )
 
 
-def text_and_truth(entry: Entry, mirrors: Mirrors) -> tuple[str, list[Entry]]:
+def outlined_pdf(source: str, out: Path) -> tuple[bytes, list[Entry]]:
+    """A PDF of the outline set and its outline, read from ``out`` as that set's build
+    left them, checked against its manifest's sha256 (``pdf-outline/FILE.pdf ...``)."""
+    file = source.split()[0].removeprefix(_OUTLINED)
+    entry = next((e for e in load_manifests("")[1] if e["file"] == file), None)
+    if entry is None:
+        raise DevSetError(f"{file}: not in {PDF}")
+    for exp in pdf_expected(entry):
+        if (problem := check_file(out, exp)) is not None:
+            raise DevSetError(f"{problem} (build the pdf-outline set first)")
+    pdf, js = ((out / exp.path).read_bytes() for exp in pdf_expected(entry))
+    return pdf, json.loads(js)
+
+
+def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list[Entry]]:
     """The document's text and truth, made as its kind says."""
-    kind, src = entry["kind"], Source.parse(entry["source"])
+    kind = entry["kind"]
+    if kind in ("pdftotext", "pdftotext-layout"):
+        pdf, outline = outlined_pdf(entry["source"], out)
+        return pdftotext_text(pdf, outline, layout=kind == "pdftotext-layout")
+    src = Source.parse(entry["source"])
+    if kind == "pandoc":
+        return pandoc_text(mirrors, src)
     if kind == "rfc":
         xml = mirrors.read(Source.parse(entry["truth"]))
         return mirrors.read(src).decode("utf-8", "replace"), rfc_truth(xml)
@@ -142,8 +169,8 @@ def text_and_truth(entry: Entry, mirrors: Mirrors) -> tuple[str, list[Entry]]:
     raise DevSetError(f"{entry['name']}: unknown kind {kind!r}")
 
 
-def build_flat(entry: Entry, mirrors: Mirrors) -> list[tuple[Expected, bytes]]:
-    text, truth = text_and_truth(entry, mirrors)
+def build_flat(entry: Entry, mirrors: Mirrors, out: Path) -> list[tuple[Expected, bytes]]:
+    text, truth = text_and_truth(entry, mirrors, out)
     gz, js = flat_expected(entry)
     return [
         (gz, gzip_text(text, entry.get("gzip_header_name"))),
@@ -165,6 +192,25 @@ def makeinfo_warning(flat: list[Entry]) -> str | None:
         return None
     then = ", ".join(sorted(wanted))
     return f"makeinfo {here} here, {then} for the manifest: the texinfo texts may differ"
+
+
+def tool_warnings(flat: list[Entry]) -> list[str]:
+    """Warnings when an exporter kind's texts are written by another version of its tool
+    than the manifest records (``tool_version``)."""
+    out = []
+    for tool in sorted(set(TOOLS.values())):
+        wanted = {e["tool_version"] for e in flat if TOOLS.get(e["kind"]) == tool}
+        if not wanted:
+            continue
+        try:
+            here = tool_version(tool)
+        except DevSetError as exc:
+            out.append(str(exc))
+            continue
+        if wanted != {here}:
+            then = ", ".join(sorted(wanted))
+            out.append(f"{tool} {here} here, {then} for the manifest: its texts may differ")
+    return out
 
 
 # ---------- the PDF outline set ----------
@@ -207,10 +253,11 @@ def load_manifests(only: str) -> tuple[list[Entry], list[Entry]]:
     return [e for e in flat if only in e["name"]], [e for e in pdfs if only in e["file"]]
 
 
-def jobs(flat: list[Entry], pdfs: list[Entry], mirrors: Mirrors) -> list[Job]:
+def jobs(flat: list[Entry], pdfs: list[Entry], mirrors: Mirrors, out: Path) -> list[Job]:
+    """The PDF outline set first: the pdftotext kinds are made from its files."""
     return [
-        *(Job(e["name"], flat_expected(e), partial(build_flat, e, mirrors)) for e in flat),
         *(Job(e["file"], pdf_expected(e), partial(build_pdf, e, mirrors)) for e in pdfs),
+        *(Job(e["name"], flat_expected(e), partial(build_flat, e, mirrors, out)) for e in flat),
     ]
 
 
@@ -251,8 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     if str(args.out).startswith("$"):  # data_dir() without $FOLIO_DATA set
         ap.error(f"set FOLIO_DATA or give --out (not {args.out})")
     flat, pdfs = load_manifests(args.only)
-    todo = jobs(flat, pdfs, Mirrors(args.mirrors or Path()))
-    if not args.check and (warning := makeinfo_warning(flat)):
+    todo = jobs(flat, pdfs, Mirrors(args.mirrors or Path()), args.out)
+    warnings = [] if args.check else [w for w in [makeinfo_warning(flat)] if w]
+    for warning in warnings + ([] if args.check else tool_warnings(flat)):
         print(f"warning: {warning}", file=sys.stderr)
     problems: list[Problem] = []
     for job in todo:

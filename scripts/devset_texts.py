@@ -157,3 +157,58 @@ def texinfo_text(
 
         truth = texinfo_truth(name, read)
     return proc.stdout.decode("utf-8"), truth
+
+
+# ---------- the exporters users run: pdftotext, pandoc ----------
+
+
+def tool_version(tool: str) -> str:
+    """The installed exporter's version ("22.12.0" for pdftotext, "2.17.1.1" for pandoc),
+    or a clear error naming the package when it is missing: its output (line breaks,
+    wrapping) changes between versions, so the manifest records the one it was made by."""
+    flag = "-v" if tool == "pdftotext" else "--version"
+    try:
+        proc = subprocess.run([tool, flag], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        package = "poppler-utils" if tool == "pdftotext" else tool
+        raise DevSetError(f"{tool} ({package}) is needed for the {tool} kinds: {exc}") from exc
+    out = proc.stdout + proc.stderr
+    m = re.search(rf"{tool}(?: version)? (\S+)", out)
+    return m.group(1) if m else out.split("\n", 1)[0]
+
+
+def _run(cmd: list[str], what: str) -> str:
+    proc = subprocess.run(cmd, capture_output=True, check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        raise DevSetError(f"{what}: {cmd[0]} failed: {err}")
+    return proc.stdout.decode("utf-8")
+
+
+def pdftotext_text(pdf: bytes, outline: list[Entry], *, layout: bool) -> tuple[str, list[Entry]]:
+    """``pdftotext -enc UTF-8 [-layout] FILE -`` of an outlined PDF, as a user gets a
+    ``.txt`` of it (form feeds between pages kept); truth: its outline's levels and titles."""
+    with tempfile.TemporaryDirectory(prefix="folio-devset-pdf-") as tmp:
+        path = Path(tmp) / "book.pdf"
+        path.write_bytes(pdf)
+        flags = ["-layout"] if layout else []
+        text = _run(["pdftotext", "-enc", "UTF-8", *flags, str(path), "-"], "PDF")
+    return text, [{"level": e["level"], "title": e["title"]} for e in outline]
+
+
+def pandoc_text(mirrors: Mirrors, folder: Source) -> tuple[str, list[Entry]]:
+    """``pandoc -f epub -t plain`` of the sample zipped as an EPUB (pandoc's defaults:
+    wrapped at 72 columns, headings as their text); truth from its nav document, less the
+    entries pointing at the nav itself, as for the ``epub`` kind."""
+    from eval_structure import without_nav
+
+    from pipeline.extract.dispatch import extract_path
+
+    with tempfile.TemporaryDirectory(prefix="folio-devset-pandoc-") as tmp:
+        path = Path(tmp) / (folder.path.rstrip("/").rsplit("/", 1)[-1] + ".epub")
+        zip_epub(mirrors, folder, path)
+        with zipfile.ZipFile(path) as z:
+            toc = nav_truth(z)
+        truth = without_nav(toc, extract_path(path))
+        text = _run(["pandoc", "-f", "epub", "-t", "plain", str(path)], str(folder))
+    return text, [{"level": e["level"], "title": e["title"]} for e in truth]

@@ -49,7 +49,7 @@ from pipeline.text.fences import fenced_lines  # noqa: E402
 
 _NUM = re.compile(
     r"^(?:(?:chapter|part|section|appendix|kapitel|teil|lecture)\b\.?\s*)?"
-    r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?(?:\s+|$))?",
+    r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?:?(?:\s+|$))?",
     re.IGNORECASE,
 )
 _DASH = re.compile(r"\s*(?:-{2,}|[—–])\s*")

@@ -624,3 +624,96 @@ def test_contents_listing_paragraph_ranges_names_parts_and_chapters_set_with_das
         ("PART II.--COMBAT.", 1),
         *[(f"{t.upper()}.", 2) for t in parts["II"]],
     ]
+
+
+def test_a_contents_entry_label_and_colon_names_the_label_line_and_its_title() -> None:
+    # pandoc's plain text of an EPUB (issue 41): the contents prints "Chapter 1: What Is an
+    # Index?", the body sets "Chapter 1" and "What Is an Index?" on two lines; an appendix's
+    # label keeps its colon in the body too ("Appendix A:")
+    titles = ["What Is an Index?", "Numbers and Types of Indexes", "Characteristics of Indexes"]
+    labels = ["Chapter 1", "Chapter 2", "Chapter 3", "Appendix A"]
+    titles.append("Additional Resources")
+    contents = "\n\n".join(f"{lb}:     {t}" for lb, t in zip(labels, titles, strict=True))
+    printed = [*labels[:3], "Appendix A:"]
+    body = "\n\n".join(f"{lb}\n\n{t}\n\n{PROSE}" for lb, t in zip(printed, titles, strict=True))
+    text = f"Indexing\n\nContents\n\n{contents}\n\n{body}\n"
+    lines = text.split("\n")
+    found = [(h.title, h.level) for h in find_heading_lines(lines)]
+    assert found == [(f"{lb} {t}", 1) for lb, t in zip(printed, titles, strict=True)]
+
+
+def test_contents_entries_name_numbered_headings_run_into_their_text() -> None:
+    # pdftotext of a typeset PDF (issue 41): a heading and the first line of its text with
+    # no blank line between; the contents entry, numbered the same, names it
+    sections = ["1 Introduction", "2 Installation", "2.1 Package manager", "3 Usage"]
+    contents = "\n".join(
+        f"{'  ' * s.split()[0].count('.')}{s} . . . . . . . . . .    {n}"
+        for n, s in enumerate(sections, 1)
+    )
+    body = "\n\n".join(f"{s}\n{PROSE}" for s in sections)
+    # a numbered line in the text that no entry names stays text
+    text = f"Minted\n\nContents\n{contents}\n\n{body}\n\n4 Options\n{PROSE}\n"
+    lines = text.split("\n")
+    assert [(h.title, h.level) for h in find_heading_lines(lines)] == [
+        ("1 Introduction", 1),
+        ("2 Installation", 1),
+        ("2.1 Package manager", 2),
+        ("3 Usage", 1),
+    ]
+
+
+def test_pdftotext_layout_contents_across_pages_names_page_top_chapter_titles() -> None:
+    # pdftotext -layout (issue 41): the contents runs over pages whose running head is two
+    # columns ("\fxiv      Contents", "\fContents      xv": left and right pages), and a
+    # chapter's title opens its page after a form feed with its text straight after it
+    chapters = ["The way of the program", "Variables and statements", "Functions", "Lists"]
+    rows = []
+    for n, title in enumerate(chapters, 1):
+        rows.append(f"{n}. {title}{' ' * 40}{n * 10}")
+        rows += [f"   {n}.{k}.    Part {k} of {title} . . . . .    {n * 10 + k}" for k in (1, 2)]
+        gap = " " * 50
+        rows += [f"\fxiv{gap}Contents" if n % 2 else f"\fContents{gap}xv", ""]
+    body = []
+    for n, title in enumerate(chapters, 1):
+        body.append(f"\f\f{title}\n{' ' * 50}Chapter   {n}\n{PROSE}\n")
+        body += [f"{n}.{k}. Part {k} of {title}\n{PROSE}\n" for k in (1, 2)]
+    text = "Think Python\n\nContents\n" + "\n".join(rows) + "\n" + "\n".join(body)
+    found = [(h.title, h.level) for h in find_heading_lines(text.split("\n"))]
+    assert found == [
+        h
+        for n, title in enumerate(chapters, 1)
+        for h in [(title, 1), *((f"{n}.{k}. Part {k} of {title}", 2) for k in (1, 2))]
+    ]
+
+
+def test_roman_numbered_contents_entries_beside_arabic_chapters_are_parts() -> None:
+    # a typeset book's contents (pdftotext -layout): "I   Basic techniques" and "1
+    # Introduction" flush left, sections indented; the roman series ranks above
+    contents = (
+        "I   Basic techniques                    1\n"
+        "1 Introduction                          3\n"
+        "  1.1 Programming languages . . . . .   3\n"
+        "2 Time complexity                       5\n"
+        "II  Graph algorithms                    9\n"
+        "3 Basics of graphs                      9\n"
+    )
+    titles = ["Basic techniques", "Introduction", "1.1 Programming languages"]
+    titles += ["Time complexity", "Graph algorithms", "Basics of graphs"]
+    body = "\n\n".join(f"{t}\n\n{PROSE}" for t in titles)
+    lines = f"Handbook\n\nContents\n\n{contents}\n\n{body}\n".split("\n")
+    found = [(h.title, h.level) for h in find_heading_lines(lines)]
+    assert found == list(zip(titles, [1, 2, 3, 2, 1, 2], strict=True))
+
+
+def test_program_comments_in_a_text_are_no_markdown_headings() -> None:
+    # pdftotext of a programming book (issue 41): "# compute the percentage" in a listing
+    # is a comment, not an ATX heading; three of them put the whole book in markdown mode
+    code = "\n".join(
+        ["# compute the percentage", "x = minutes / 60", "# WRONG!", "# inside class Time:"]
+    )
+    body = "\n\n".join(f"CHAPTER {n}.\n\n{PROSE}\n\n{code}\n\n{PROSE}" for n in ("I", "II", "III"))
+    doc = flat_text_document(f"Think Python\n\n{body}\n", "book.txt")
+    assert doc.heading_mode == "heuristic"
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings == ["CHAPTER I.", "CHAPTER II.", "CHAPTER III."]
+    assert "# compute the percentage" in doc.text.replace("\\#", "#")  # the text is kept

@@ -86,3 +86,17 @@ def test_the_folded_section_is_indexed_and_found(store: Store, tmp_path: Path) -
     assert hits and hits[0].section_title == "GEORGIA" and hits[0].breadcrumb == ("Georgia",)
     climate = library.search("humid").hits
     assert climate and climate[0].breadcrumb == ("Georgia", "Climate and Soils")
+
+
+def test_a_series_line_over_the_title_heading_does_not_stop_the_fold() -> None:
+    # issue 41: an encyclopedia article whose first heading is the publication's name, the
+    # second the article's title, gave "Georgia > GEORGIA > Climate and Soils"
+    body = LONG
+    for series_level, title_level in (("#", "#"), ("#", "##")):
+        chunks = chunk_markdown(
+            f"---\ntitle: Georgia\n---\n{series_level} The Encyclopaedia Britannica\n\n"
+            f"{title_level} GEORGIA\n\n{body}\n\n{title_level}# Climate and Soils\n\n{body}\n"
+        )
+        assert _repeats(chunks) == []
+        assert not any("GEORGIA" in c.breadcrumb for c in chunks)
+        assert any(c.breadcrumb[-1] == "Climate and Soils" for c in chunks)

@@ -4,6 +4,7 @@ headings found marked as ATX lines)."""
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 from ..errors import EmptyDocumentError, EncodingError
@@ -45,6 +46,22 @@ def read_text_document(path: Path, fmt: str) -> Document:
     return Document(text=text, source=str(path), format=fmt, markup="markdown")
 
 
+_ATX_MARK = re.compile(r"^( {0,3})#")
+_COMMENT_END = (".", "!", "?", ":", ";", ")")
+
+
+def atx_heading(line: str) -> bool:
+    """Whether a plain text's ATX line reads as a markdown heading, not as a program's
+    comment that a plain-text export of a listing printed at the margin: "# compute the
+    percentage" (lowercase), "# WRONG!", "# inside class Time:" (a sentence's or a
+    lead-in's punctuation) are comments."""
+    m = ATX.match(line)
+    if m is None:
+        return False
+    title = m.group(2)
+    return not title[:1].islower() and not title.endswith(_COMMENT_END)
+
+
 def flat_text_document(text: str, source: str) -> Document:
     """Flat text with its headings decided here, as ATX lines, so that what ``folio
     extract`` prints is the structure the chunker reads. A text that already has enough
@@ -52,8 +69,11 @@ def flat_text_document(text: str, source: str) -> Document:
     lines = text.split("\n")
     first = title_line(lines)
     title = first[1] if first else ""
-    if sum(1 for line in lines if ATX.match(line)) >= MIN_HEADINGS:
+    if sum(1 for line in lines if atx_heading(line)) >= MIN_HEADINGS:
         return Document(text, source, "text", "text", title, heading_mode="markdown")
+    # a program's comments ("# compute the percentage") stay text, not ATX headings
+    comment = [ATX.match(line) is not None and not atx_heading(line) for line in lines]
+    lines = [_ATX_MARK.sub(r"\1\\#", ln) if c else ln for ln, c in zip(lines, comment, strict=True)]
     found = find_heading_lines(lines)
     for h in found:
         lines[h.line] = "#" * h.level + " " + h.title

@@ -163,23 +163,27 @@ def _heading_sections(
     clears the stack); skipped levels are kept as observed. The title is not repeated as
     the outermost heading: a heading equal to it, or the first heading with its words
     ("GEORGIA" in a book titled "Georgia"), folds into it (its section stays, titled as
-    written, with the title's breadcrumb)."""
+    written, with the title's breadcrumb). Headings over it that head no text of their
+    own (a publication or series line: "The Encyclopaedia Britannica", then "GEORGIA")
+    do not stop the fold."""
     sections: list[HeadingSection] = []
     section_of = array("q", [0]) * len(blocks)
     stack: list[tuple[int, str, bool]] = []  # level, title, whether it is the title
     current = HeadingSection(0, title, (title,), 0, 0)
-    first = True
+    opening = True  # no heading yet has text of its own, none has folded
     for i, b in enumerate(blocks):
         if b.kind == "heading" and 1 <= b.level <= depth:
             if current.end_block > current.first_block:
                 sections.append(current)
             while stack and stack[-1][0] >= b.level:
                 stack.pop()
-            is_title = b.title == title or (first and same_words(b.title, title))
+            is_title = b.title == title or (opening and same_words(b.title, title))
             stack.append((b.level, b.title, is_title))
-            first = False
-            crumb = (title, *(t for k, (_, t, it) in enumerate(stack) if not (k == 0 and it)))
+            opening = opening and not is_title
+            crumb = (title, *(t for _, t, it in stack if not it))
             current = HeadingSection(b.level, b.title, crumb, i, i)
+        elif stack:
+            opening = False  # a heading's own text: what follows is the body
         current = HeadingSection(
             current.level, current.title, current.breadcrumb, current.first_block, i + 1
         )

@@ -424,7 +424,8 @@ def _toc_ranks(toc: list[TocEntry]) -> list[int]:
         # a part sits above every chapter, whatever the indentation: "Part Fourth." and
         # "Chapter I." both flush left (sub-entries indented under the chapters), or the
         # parts centred over flush-left chapters
-        keys = [(_PART.match(e.title) is None, e.indent) for e in toc]
+        arabic = {e.indent for e in toc if _ARABIC_ENTRY.match(e.title)}
+        keys = [(not _part_entry(e, arabic), e.indent) for e in toc]
         dense = {k: n for n, k in enumerate(sorted(set(keys)))}
         return [dense[k] for k in keys]
     families = [_family(e.title) for e in toc]
@@ -434,6 +435,19 @@ def _toc_ranks(toc: list[TocEntry]) -> list[int]:
         ]
     top = min((f for f in families if f is not None), default=0)
     return [top if f is None else f for f in families]
+
+
+_ARABIC_ENTRY = re.compile(r"\d+\.?\s")
+_ROMAN_ENTRY = re.compile(r"[IVX]{1,5}\.?\s")  # not C, D, L, M: an appendix's letter
+
+
+def _part_entry(entry: TocEntry, arabic: set[int]) -> bool:
+    """Whether an entry is a part: "Part II" ("Book", "Volume"), or numbered in roman
+    beside chapters numbered in arabic at its indentation ("I   Basic techniques" over "1
+    Introduction", as typeset books print their contents)."""
+    if _PART.match(entry.title):
+        return True
+    return entry.indent in arabic and _ROMAN_ENTRY.match(entry.title) is not None
 
 
 def _right_aligned(toc: list[TocEntry]) -> bool:

@@ -26,7 +26,10 @@ LABEL = re.compile(
     rf"(?i:(?P<kw>{_KEYWORD})\s+)?"
     rf"(?P<num>\d{{1,3}}|{ROMAN}|(?i:the\s+(?:{ORDINALS}))|(?i:{NUMBER_WORDS})"
     # a bare ordinal only after a keyword: "Part First." is a label, "First." is not
-    rf"|(?(kw)(?i:{ORDINALS})|(?!)))\.?$"
+    # and a letter only after one: "Appendix B" is a label, "B" is not
+    rf"|(?(kw)(?i:{ORDINALS})|(?!))|(?(kw)[A-Z]|(?!)))"
+    # a colon only after a keyword: "Appendix A:" over its title line, as EPUB exports set it
+    r"(?(kw)[.:]?|\.?)$"
 )
 MAX_TITLE_CHARS = 80
 MAX_HEADING_CHARS = 90  # any heading line, a label joined with its title too

@@ -29,10 +29,19 @@ def norm_title(text: str) -> str:
 _FOOTNOTE_MARK = re.compile(r"\s*\[(?:\d{1,3}|[a-z*†‡])\]$", re.IGNORECASE)
 
 
+# "Chapter 1: ", "Part II: ": a numbering label and a colon before the title (an export's
+# contents line for a body that sets "Chapter 1" and the title on two lines)
+_LABEL_COLON = re.compile(
+    r"^(?:chapter|part|section|appendix|lecture|book)\s+(?:\d+|[ivxlc]+|[a-z]):\s+",
+    re.IGNORECASE,
+)
+
+
 def entry_key(text: str) -> str:
     """``norm_title`` as a contents entry and the heading it names are compared: a
-    trailing footnote mark aside ("Stone" names "STONE.[8]")."""
-    return norm_title(_FOOTNOTE_MARK.sub("", text.strip()))
+    trailing footnote mark aside ("Stone" names "STONE.[8]"), a label's colon aside
+    ("Chapter 1: What Is an Index?" names "What Is an Index?")."""
+    return norm_title(_LABEL_COLON.sub("", _FOOTNOTE_MARK.sub("", text.strip())))
 
 
 def same_words(a: str, b: str) -> bool:

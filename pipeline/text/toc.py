@@ -29,6 +29,8 @@ _SENTENCE_END = (".", ",", ";", ":", "!")
 MAX_ENTRY_WORDS = 14
 _CODE = re.compile(r"[;{}]\s*$|::|->|=>|\(\)")
 _COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
+_TWO_COLUMNS = re.compile(r"\S\s{3,}\S")
+_ROMAN_PAGE = re.compile(r"(?<!\S)[ivxlc]{1,7}(?!\S)")  # a front-matter page number
 MIN_REPEATS = 4
 _LABELLED = re.compile(
     r"^\s*(?:(?:chapter|chap\.|part|book|section|appendix)\s+\S|\d+(?:\.\d+)*\.?\s)", re.IGNORECASE
@@ -60,12 +62,15 @@ def title_column(line: str) -> int:
 
 def running_lines(lines: Sequence[str]) -> set[int]:
     """Running heads and feet of paged plain text (an RFC's "RFC 8446   TLS   August 2018"
-    and "Rescorla   Standards Track   [Page 5]"): lines laid out in three columns that
-    come back, numbers aside, at least ``MIN_REPEATS`` times."""
+    and "Rescorla   Standards Track   [Page 5]"): lines laid out in three columns, or in
+    two at the top of a page (``pdftotext -layout``'s "\\fxiv        Contents"), that come
+    back, numbers aside, at least ``MIN_REPEATS`` times."""
     keys: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
-        if _COLUMNS.search(line):
-            keys.setdefault(re.sub(r"\d+", "#", line.strip()), []).append(i)
+        if _COLUMNS.search(line) or (line.startswith("\f") and _TWO_COLUMNS.search(line)):
+            # numbers aside, its columns in any order: left and right pages swap them
+            key = _ROMAN_PAGE.sub("#", re.sub(r"\d+", "#", line.strip()))
+            keys.setdefault("   ".join(sorted(re.split(r"\s{3,}", key))), []).append(i)
     return {i for found in keys.values() if len(found) >= MIN_REPEATS for i in found}
 
 
@@ -106,6 +111,35 @@ def standalone(lines: Sequence[str], i: int) -> bool:
     )
 
 
+# a section number and its title, as exporters of typeset books set a heading: "2.1 Package
+# manager", "1.1. What is a program?"
+_SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+(\S.*)$")
+
+
+def page_top(line: str) -> bool:
+    """Whether a line opens a page of paged text (after a form feed) in one column: set off
+    by the page break as a heading is by blank lines (pdftotext prints a chapter's title
+    so); a running head is laid out in two columns, or repeats (``running_lines``)."""
+    return line.startswith("\f") and bool(line.strip()) and not _TWO_COLUMNS.search(line)
+
+
+def numbered_key(text: str) -> str | None:
+    """The key of a line numbered as a section, number included ("2.1 packagemanager"), or
+    None. pdftotext runs a typeset heading into its text (no blank line after it): such a
+    line is a heading only when a contents entry carries the same number and title."""
+    m = _SECTION_NUMBER.match(text)
+    return f"{m.group(1)} {entry_key(m.group(2))}" if m else None
+
+
+def named_lines(where: dict[str, list[int]], title: str) -> list[int]:
+    """The body lines an entry's title names, in order: standalone lines of its title,
+    and lines of its section number and title (see ``numbered_key``)."""
+    found = where.get(entry_key(title), [])
+    numbered = numbered_key(title)
+    more = where.get(numbered, []) if numbered else []
+    return sorted({*found, *more}) if more else found
+
+
 def find_toc(
     lines: Sequence[str], start: int = 0, furniture: frozenset[int] = frozenset()
 ) -> list[TocEntry]:
@@ -131,9 +165,19 @@ def _blocks(
     """Every contents block at or after line ``start``, its entries naming standalone
     lines that are not ``listed`` (lines of a contents block)."""
     where: dict[str, list[int]] = {}
+    run_in: set[int] = set()  # numbered lines opening a block, text straight after them
     for i in range(start, len(lines)):
-        if standalone(lines, i) and entry_length(lines[i]) and i not in listed:
+        if i in listed or not entry_length(lines[i]):
+            continue
+        numbered = numbered_key(lines[i])
+        if standalone(lines, i) or (page_top(lines[i]) and i not in furniture):
             where.setdefault(entry_key(lines[i]), []).append(i)
+        elif numbered and (i == 0 or not lines[i - 1].strip() or i - 1 in run_in):
+            run_in.add(i)
+        else:
+            continue
+        if numbered:
+            where.setdefault(numbered, []).append(i)
     blocks = []
     i = start
     while i < len(lines):
@@ -175,7 +219,7 @@ def _block(
         key = entry_key(entry_title(text))
         if key in keys and standalone(lines, j):
             break  # the body has begun: a heading an entry named
-        if key and any(k > j + 1 for k in where.get(key, ())):
+        if key and any(k > j + 1 for k in named_lines(where, entry_title(text))):
             tried += 1
             hits.append(j)
             keys.add(key)
@@ -228,7 +272,7 @@ def _targets(
     increasing run, so one entry matched too far ahead cannot hide the rest)."""
     items: list[tuple[int, int]] = []  # (body line, entry); an entry's lines descending
     for n, h in enumerate(hits):
-        later = where[entry_key(entry_title(lines[h].strip()))]
+        later = named_lines(where, entry_title(lines[h].strip()))
         items.extend((t, n) for t in reversed(later[bisect_right(later, end) :]))
     tails: list[int] = []  # body line ending the best run of each length
     tail_item: list[int] = []
