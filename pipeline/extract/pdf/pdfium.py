@@ -6,9 +6,10 @@ with better word spacing: pypdf glues the words of tightly justified lines toget
 ("theauthor"), PDFium places the spaces from glyph positions.
 
 How a page is read: the page text in one call, split at PDFium's line breaks; a run is
-a stretch of one text object, found by asking for the text object of each word's first
-character (of every character once the document has shown a TeX math-symbol font, whose
-glyphs are then remapped); per run the origin of its first glyph, its font size scaled by
+a stretch of one text object, found by asking for the text object of words' first
+characters (of characters once the document has shown a TeX math-symbol font, whose glyphs
+are then remapped), bisecting between two positions of different objects rather than asking
+at every one (``_object_starts``: a fifth of the calls on the corpus PDFs); per run the origin of its first glyph, its font size scaled by
 the character's matrix, the right edge of its last glyph and its font's bold/mono flags.
 
 PDFium is not thread-safe: call this from one thread per process (Folio's pools are
@@ -22,7 +23,6 @@ import ctypes
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import repeat
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -199,7 +199,6 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
     text = _page_text(api, tp)
     if not text:
         return []
-    objs = list(map(api.text_object, repeat(tp, len(text)), range(len(text)))) if per_char else None
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
     a = 0
@@ -209,8 +208,8 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         else:
             b, nxt = m.start(), m.end()
         if b > a:
-            if objs is not None:
-                runs = _runs_per_char(api, tp, text, objs, a, b, fonts)
+            if per_char:
+                runs = _runs_per_char(api, tp, text, a, b, fonts)
             else:
                 runs = _runs_per_word(api, tp, text, a, b, fonts)
             found.extend(_visual_lines(runs))
@@ -278,46 +277,73 @@ def _run(api: _Api, tp: _Tp, piece: str, first: int, last: int, flags: tuple[boo
     return _Run(piece, chars, api.x.value, api.y.value, size, api.right.value, flags[0], flags[1])
 
 
+def _object_starts(probe: Callable[[int], int | None], n: int) -> list[tuple[int, int]]:
+    """``(k, object)`` for each of the positions ``0..n-1`` where a new text object begins
+    (its first position with an object; a position without one continues the object before),
+    as reading every position in order finds them, in about two reads per change times the
+    log of ``n`` rather than ``n`` reads: PDFium places a text object's characters together,
+    so equal objects at two positions mean no change between them."""
+    known: dict[int, int | None] = {}
+
+    def get(k: int) -> int | None:
+        if k not in known:
+            known[k] = probe(k)
+        return known[k]
+
+    lo, hi = 0, n - 1
+    while lo < n and get(lo) is None:
+        lo += 1
+    if lo == n:
+        return []
+    while get(hi) is None:
+        hi -= 1
+    out: list[tuple[int, int]] = [(lo, known[lo])]  # type: ignore[list-item]
+    todo = [(lo, hi)]  # spans with objects at both ends, in order of position
+    while todo:
+        lo, hi = todo.pop()
+        if get(lo) == get(hi):
+            continue
+        mid = (lo + hi) // 2
+        m = mid
+        while lo < m < hi and get(m) is None:
+            m += 1
+        if m >= hi:
+            m = mid - 1
+            while m > lo and get(m) is None:
+                m -= 1
+        if m <= lo:  # nothing with an object between: the change is at hi
+            out.append((hi, known[hi]))  # type: ignore[arg-type]
+            continue
+        todo.append((m, hi))  # popped after (lo, m): changes come out in order
+        todo.append((lo, m))
+    return out
+
+
 def _runs_per_word(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
     """Runs from the text object of each word's first character (a font change inside a
-    word is not seen; that is the price of one call per word instead of per char)."""
-    spans: list[list[int]] = []  # start, first glyph, last glyph, object
-    current = None
-    for m in _WORD.finditer(text, a, b):
-        obj = api.text_object(tp, m.start())
-        if obj is None or obj == current:
-            if spans:
-                spans[-1][2] = m.end() - 1
-            continue
-        spans.append([m.start(), m.start(), m.end() - 1, obj])
-        current = obj
-    if not spans:
+    word is not seen; that is the price of reading words rather than characters)."""
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
+    starts = _object_starts(lambda k: api.text_object(tp, words[k][0]), len(words))
+    if not starts:
         return []
-    spans[0][0] = a
     out = []
-    for k, (s, first, last, obj) in enumerate(spans):
-        e = spans[k + 1][0] if k + 1 < len(spans) else b
+    for j, (k, obj) in enumerate(starts):
+        nxt = starts[j + 1][0] if j + 1 < len(starts) else len(words)
+        s = a if j == 0 else words[k][0]
+        e = words[nxt][0] if nxt < len(words) else b
+        first, last = words[k][0], words[nxt - 1][1] - 1
         out.append(_run(api, tp, text[s:e], first, last, _font_flags(api, obj, fonts)))
     return out
 
 
-def _runs_per_char(
-    api: _Api, tp: _Tp, text: str, objs: list[int | None], a: int, b: int, fonts: Fonts
-) -> list[_Run]:
-    spans: list[tuple[int, int, int]] = []
-    current: int | None = None
-    start = a  # leading characters with no object belong to the first run
-    for i in range(a, b):
-        obj = objs[i]
-        if obj is None or obj == current:
-            continue
-        if current is not None:
-            spans.append((start, i, current))
-            start = i
-        current = obj
-    if current is None:
+def _runs_per_char(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
+    starts = _object_starts(lambda k: api.text_object(tp, a + k), b - a)
+    if not starts:
         return []
-    spans.append((start, b, current))
+    spans = [
+        (a if j == 0 else a + k, a + starts[j + 1][0] if j + 1 < len(starts) else b, obj)
+        for j, (k, obj) in enumerate(starts)
+    ]  # leading characters with no object belong to the first run
     out: list[_Run] = []
     pending = ""  # a blank run joins the next one
     for s, e, obj in spans:
