@@ -9,8 +9,9 @@ How a page is read: the page text in one call, split at PDFium's line breaks; a 
 a stretch of one text object, found by asking for the text object of words' first
 characters (of characters once the document has shown a TeX math-symbol font, whose glyphs
 are then remapped), bisecting between two positions of different objects rather than asking
-at every one (``_object_starts``: a fifth of the calls on the corpus PDFs); per run the origin of its first glyph, its font size scaled by
-the character's matrix, the right edge of its last glyph and its font's bold/mono flags.
+at every one (``_object_starts``: a fifth of the calls on the corpus PDFs); per run the
+origin of its first glyph, its font size scaled by the character's matrix, the right edge
+of its last glyph and its font's bold/mono flags.
 
 PDFium is not thread-safe: call this from one thread per process (Folio's pools are
 processes). The functions are bound with ``void*`` handles so that handles are plain
