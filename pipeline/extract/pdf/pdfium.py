@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import ctypes
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from .layout import _BOLD_NAME, _MONO_NAME, Line, PageFailure, PageLines, clean_text
 
 _VP, _INT, _DBL = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
+_T = TypeVar("_T")
 _Tp = ctypes.c_void_p  # a text page handle as the calls bound without argtypes take it
 _BREAK = re.compile("\r?\n|[\ufffe\x02]")  # line breaks, and PDFium's hyphen markers
 _WORD = re.compile(r"\S+")
@@ -278,45 +279,59 @@ def _run(api: _Api, tp: _Tp, piece: str, first: int, last: int, flags: tuple[boo
     return _Run(piece, chars, api.x.value, api.y.value, size, api.right.value, flags[0], flags[1])
 
 
-def _object_starts(probe: Callable[[int], int | None], n: int) -> list[tuple[int, int]]:
-    """``(k, object)`` for each of the positions ``0..n-1`` where a new text object begins
+def _object_starts(
+    probe: Callable[[_T, int], int | None], tp: _T, at: Sequence[int]
+) -> list[tuple[int, int]]:
+    """``(k, object)`` for each of the positions ``at[k]`` where a new text object begins
     (its first position with an object; a position without one continues the object before),
     as reading every position in order finds them, in about two reads per change times the
-    log of ``n`` rather than ``n`` reads: PDFium places a text object's characters together,
-    so equal objects at two positions mean no change between them."""
-    known: dict[int, int | None] = {}
-
-    def get(k: int) -> int | None:
-        if k not in known:
-            known[k] = probe(k)
-        return known[k]
-
-    lo, hi = 0, n - 1
-    while lo < n and get(lo) is None:
+    log of ``len(at)`` rather than one a position: PDFium places a text object's characters
+    together, so equal objects at two positions mean no change between them. Each position
+    is read once at most (``probe(tp, at[k])``)."""
+    n = len(at)
+    lo, olo = 0, None
+    while lo < n:
+        olo = probe(tp, at[lo])
+        if olo is not None:
+            break
         lo += 1
-    if lo == n:
+    if olo is None:
         return []
-    while get(hi) is None:
+    hi, ohi = n - 1, olo
+    while hi > lo:
+        got = probe(tp, at[hi])
+        if got is not None:
+            ohi = got
+            break
         hi -= 1
-    out: list[tuple[int, int]] = [(lo, known[lo])]  # type: ignore[list-item]
-    todo = [(lo, hi)]  # spans with objects at both ends, in order of position
+    out = [(lo, olo)]
+    blank: set[int] = set()  # positions read that hold no object
+    todo = [(lo, olo, hi, ohi)]  # both ends read and holding an object
     while todo:
-        lo, hi = todo.pop()
-        if get(lo) == get(hi):
+        lo, olo, hi, ohi = todo.pop()
+        if olo == ohi:
             continue
-        mid = (lo + hi) // 2
-        m = mid
-        while lo < m < hi and get(m) is None:
+        m = mid = (lo + hi) // 2
+        om = None
+        while lo < m < hi and m not in blank:  # the first object at or after mid, then before
+            om = probe(tp, at[m])
+            if om is not None:
+                break
+            blank.add(m)
             m += 1
-        if m >= hi:
+        if om is None:
             m = mid - 1
-            while m > lo and get(m) is None:
+            while m > lo and m not in blank:
+                om = probe(tp, at[m])
+                if om is not None:
+                    break
+                blank.add(m)
                 m -= 1
-        if m <= lo:  # nothing with an object between: the change is at hi
-            out.append((hi, known[hi]))  # type: ignore[arg-type]
+        if om is None:  # nothing with an object between: the change is at hi
+            out.append((hi, ohi))
             continue
-        todo.append((m, hi))  # popped after (lo, m): changes come out in order
-        todo.append((lo, m))
+        todo.append((m, om, hi, ohi))  # popped after (lo, m): changes come out in order
+        todo.append((lo, olo, m, om))
     return out
 
 
@@ -324,7 +339,7 @@ def _runs_per_word(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) 
     """Runs from the text object of each word's first character (a font change inside a
     word is not seen; that is the price of reading words rather than characters)."""
     words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
-    starts = _object_starts(lambda k: api.text_object(tp, words[k][0]), len(words))
+    starts = _object_starts(api.text_object, tp, [w[0] for w in words])
     if not starts:
         return []
     out = []
@@ -338,7 +353,7 @@ def _runs_per_word(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) 
 
 
 def _runs_per_char(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
-    starts = _object_starts(lambda k: api.text_object(tp, a + k), b - a)
+    starts = _object_starts(api.text_object, tp, range(a, b))
     if not starts:
         return []
     spans = [
