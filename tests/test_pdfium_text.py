@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
-from pipeline.extract.pdf.pdfium import _Run, _visual_lines, join_units
+from pipeline.extract.pdf.pdfium import _object_starts, _Run, _visual_lines, join_units
 from pipeline.extract.pdf.reader import read_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -96,3 +96,31 @@ def test_lines_pdfium_joined_are_split_where_a_run_goes_back_left_and_down() -> 
 )
 def test_bold_font_names(name: str, bold: bool) -> None:
     assert (_BOLD_NAME.search(name) is not None) is bold
+
+
+def _scan(objs: list[int | None]) -> list[tuple[int, int]]:
+    """What reading every position in order finds: where each new object begins."""
+    out: list[tuple[int, int]] = []
+    for k, obj in enumerate(objs):
+        if obj is not None and (not out or out[-1][1] != obj):
+            out.append((k, obj))
+    return out
+
+
+@given(st.lists(st.tuples(st.integers(1, 40), st.lists(st.booleans(), max_size=40)), max_size=12))
+def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> None:
+    """Text objects whose characters lie together, with characters of no object (PDFium's
+    generated spaces) anywhere: the bisection finds the starts a full scan finds, reading
+    fewer positions once runs are long."""
+    objs: list[int | None] = []
+    for obj, (length, gaps) in enumerate(runs, start=1):
+        for i in range(length):
+            objs.append(None if i < len(gaps) and gaps[i] else obj)
+    reads: list[int] = []
+
+    def probe(_tp: object, k: int) -> int | None:
+        reads.append(k)
+        return objs[k]
+
+    assert _object_starts(probe, None, range(len(objs))) == _scan(objs)
+    assert len(set(reads)) == len(reads)  # each position read once at most

@@ -113,6 +113,9 @@ def _read(page: Any, dpi: float) -> list[Line]:
 
     # grey is all Tesseract reads (it binarises); a third of the memory of RGB
     image = page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+    # handed over uncompressed (pytesseract saves the image to a file for the program):
+    # a PNG cost a tenth of a Tesseract page to write and as much again to read back
+    image.format = "PPM"  # a grey image is written as PGM
     # Tesseract's own threads take turns with the other processes on a busy machine
     # (3.5x slower at load 6 on 2 cores): one thread each, unless the user says otherwise
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
