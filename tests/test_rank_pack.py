@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.chunk.concepts import prefix_lead, retrieval_prefix
 from pipeline.chunk.tokens import Estimator
 from pipeline.index.words import query_words
+from pipeline.retrieve import context
 from pipeline.retrieve.context import MIN_PIECE, Packer, sentences, table_span
 from pipeline.retrieve.hits import StoredChunk
 from pipeline.retrieve.rank import CLEAR, FLAT, Fusion, Ranked, fuse, fusion_for, lead_terms
@@ -210,9 +212,13 @@ def stored(i: str, body: str, a: int, b: int) -> StoredChunk:
     return StoredChunk(i, "d", "t", "x.md", "s", ("t",), None, None, a, b, body[a:b])
 
 
-def test_a_snippet_gives_the_sentences_the_question_points_at() -> None:
+def test_a_snippet_gives_the_sentences_the_question_points_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The answer is one sentence of a long snippet; cut to it (two sentences of
-    # context each side), the snippet leaves room for the next one whole.
+    # context each side), the snippet leaves room for the next one whole. (Every
+    # snippet is cut here: by default the best one comes whole, ``WHOLE``.)
+    monkeypatch.setattr(context, "WHOLE", 0)
     first = " ".join(
         "The zebra crossing holds 17 stripes." if n == 20 else f"Line {n} is about rivers."
         for n in range(40)
@@ -259,8 +265,32 @@ def test_a_cut_does_not_open_a_code_block() -> None:
 
 
 def test_sentences_are_ranges_without_the_space_between() -> None:
-    text = "One two. Three?  Four\nfive\n\n"
+    text = "One two. Three?  Four\n\nfive\n\n"
     assert [text[a:b] for a, b in sentences(text)] == ["One two.", "Three?", "Four", "five"]
+
+
+def test_a_wrapped_paragraph_is_cut_at_its_sentences_not_its_lines() -> None:
+    # Project Gutenberg, RFCs and hard-wrapped Markdown break lines at ~70 characters:
+    # taken for sentences, "two sentences of padding" was two short lines.
+    text = (
+        "The trout came up with a splash, and\nit seized Mr. Jeremy. Then it swam\n"
+        "back to the bottom\n\n# The end\n- a listed item\n- another\n| a | b |\n"
+        "```\nlet x = 1\nlet y = 2\n```\nLast line"
+    )
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "The trout came up with a splash, and\nit seized Mr.",
+        "Jeremy.",
+        "Then it swam\nback to the bottom",
+        "# The end",
+        "- a listed item",
+        "- another",
+        "| a | b |",
+        "```",
+        "let x = 1",
+        "let y = 2",
+        "```",
+        "Last line",
+    ]
 
 
 def test_a_cut_inside_a_table_keeps_the_table_header() -> None:
@@ -273,3 +303,25 @@ def test_a_cut_inside_a_table_keeps_the_table_header() -> None:
     text = sec.span(a, b)
     assert text.startswith("Revenue by item\n\n| Item | 2018 | 2019 |")
     assert "| Zebra crossings |" in text and "| Item 29 |" not in text
+
+
+def test_the_best_snippet_comes_whole_and_the_next_ones_cut() -> None:
+    # The best match is the likeliest answer and what surrounds it its context (a
+    # story's scene, not two lines of it); the others are cut to what they share.
+    first = " ".join(
+        "The zebra crossing holds 17 stripes." if n == 20 else f"Line {n} is about rivers."
+        for n in range(40)
+    )
+    body = first + "\n\n" + first
+    sec = section(body, start=0)
+    a = stored("a", body, 0, len(first))
+    b = stored("b", body, len(first) + 2, len(body))
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    for n, s in enumerate((a, b), 1):
+        packer.add(s, sec, (n, Ranked(s.id, 1.0 / n, doc_id="d")))
+    got = packer.result()
+    assert got[0].text == first
+    assert got[1].text == " ".join(
+        [*(f"Line {n} is about rivers." for n in (18, 19)), "The zebra crossing holds 17 stripes."]
+        + [f"Line {n} is about rivers." for n in (21, 22)]
+    )

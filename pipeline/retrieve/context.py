@@ -21,6 +21,12 @@ from .rank import Ranked
 Span = tuple[int, int]
 MIN_PIECE = 64  # tokens left worth a piece of a snippet that did not fit whole
 PAD = 2  # sentences kept beside the ones a question points at (``Packer.trim``)
+# The best this many snippets enter whole, not trimmed (``Packer.add``): the best match is
+# the likeliest answer, and a story's scene or an argument needs its surroundings, not two
+# sentences of them. Measured left one set out (scripts/eval_loso.py, 2,000 tokens, docs/
+# design.md): fairytaleqa whole evidence, hybrid, tuning/report 63.4/55.6 -> 69.5/59.4;
+# chunking-eval, financebench-dev, docugami-10q hybrid unchanged, covid-qa within a point.
+WHOLE = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,9 +197,9 @@ class Packer:
         """A snippet's range inside its section, grown to the whole tables it cuts when
         they fit, minus what is already taken; a piece that touches an item of the same
         section joins it."""
-        span = self.trim(
-            sec, (max(snippet.char_start, sec.char_start), min(snippet.char_end, sec.char_end))
-        )
+        span = (max(snippet.char_start, sec.char_start), min(snippet.char_end, sec.char_end))
+        if ranked[0] > WHOLE:
+            span = self.trim(sec, span)
         whole = table_span(sec, *span)
         if whole != span and self.used + self.cost(sec, *whole, [snippet]) <= self.budget:
             span = whole
@@ -463,20 +469,40 @@ def _open_fence(text: str) -> bool:
     return len(_FENCE.findall(text)) % 2 == 1
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*")
+_SENTENCE_END = re.compile(r"(?P<stop>(?<=[.!?])\s+)|\n\s*")
+# A line that is a block of its own (or ends one): blank, a heading, a table row, a quote,
+# a list item, a fence or indented code. A line break beside one ends a sentence.
+_BLOCK_LINE = re.compile(r"\s*$|\s*(?:#|\||>|[-*+\u2022]\s|\d{1,3}[.)]\s|```|~~~)|    |\t")
+SOFT_WRAP = True  # a line break inside a paragraph of prose is a space (``sentences``)
 
 
 def sentences(text: str) -> list[Span]:
-    """The sentences (or lines) of ``text`` as ranges, whitespace between them left out."""
+    """The sentences (or lines) of ``text`` as ranges, whitespace between them left out.
+    A line break ends a sentence unless it wraps a paragraph of prose (``_wrapped``)."""
     out: list[Span] = []
     start = 0
+    fences = [m.start() for m in _FENCE.finditer(text)] if SOFT_WRAP else []
     for m in _SENTENCE_END.finditer(text):
+        soft = SOFT_WRAP and m.group("stop") is None and _wrapped(text, m.start())
+        if soft and bisect_right(fences, m.start()) % 2 == 0:  # code keeps its lines
+            continue
         if m.start() > start:
             out.append((start, m.start()))
         start = m.end()
     if start < len(text):
         out.append((start, len(text)))
     return out
+
+
+def _wrapped(text: str, at: int) -> bool:
+    """The line break at ``at`` wraps prose: neither its line nor the next is a block
+    of its own. Books and RFCs wrap their paragraphs at ~70 characters; each line taken
+    for a sentence made ``Packer.trim``'s padding two lines instead of two sentences."""
+    before = text[text.rfind("\n", 0, at) + 1 : at]
+    end = text.find("\n", at + 1)
+    after = text[at + 1 : end if end >= 0 else len(text)]
+    block = _BLOCK_LINE.match(before) or _BLOCK_LINE.match(after)
+    return not block and not before.rstrip().endswith("|")
 
 
 def sentence_hits(
