@@ -26,8 +26,9 @@ import json
 import logging
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,14 @@ from ..index.lexical import DocInfo
 from ..index.records import DocumentRecord
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.side_index import Known, catalog_of, root
-from ..index.store import Store, quote
+from ..index.store import Store, facet_values, quote
 
 log = logging.getLogger("folio.ingest")
 FORMAT = 1
 NAME = "ledger.json"
+# What an ingest reads of a file record: all but the headings and the page map, which
+# only readers show (a book's page map alone can be kilobytes).
+FIELDS = ",".join(f.name for f in fields(DocumentRecord) if f.name not in ("headings", "page_map"))
 ID_BATCH = 40  # doc_ids per export request (the filter travels in the URL)
 READ_ALL = 400  # more documents touched than this: the whole store is read instead
 
@@ -50,8 +54,9 @@ Row = Mapping[str, Any]  # a file record as Typesense stores it
 
 @dataclass(frozen=True, slots=True)
 class Ledger:
-    """The store's file records (``rows`` as stored, sorted by id; ``records`` typed)
-    and chunks per doc_id (documents with none left out), as of the state ``token``."""
+    """The store's file records (``rows`` as stored, ``FIELDS`` only, sorted by id;
+    ``records`` typed) and chunks per doc_id (documents with none left out), as of the
+    state ``token``."""
 
     token: str
     rows: tuple[Row, ...]
@@ -77,7 +82,7 @@ def path(store: Store) -> Path:
 
 def read(store: Store, token: str = "") -> Ledger:
     """The store's records and chunk counts, read from it."""
-    rows = store.export(DOCUMENTS)
+    rows = store.export(DOCUMENTS, include=FIELDS)
     return Ledger.of(token, rows, store.facet_counts(CHUNKS, "doc_id", 2 * len(rows) + 100))
 
 
@@ -103,7 +108,40 @@ def load(store: Store, before: str) -> Ledger | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
         log.warning("ledger %s cannot be used (%s): the store is read instead", where, exc)
         return None
+    differs = _differs(store, ledger)
+    if differs:
+        log.info("ledger %s: the store holds %s: the store is read", where, differs)
+        return None
     return ledger
+
+
+def _differs(store: Store, ledger: Ledger) -> str:
+    """What the store's totals say that the ledger does not ("": nothing), in one small
+    request: a write from outside Folio moves no generation (chunks deleted through the
+    API, records rewritten), and the ingest is what repairs it, so it must see it."""
+    chunks, records = store.searches(
+        [
+            {"collection": CHUNKS, "q": "*", "per_page": 0},
+            {
+                "collection": DOCUMENTS,
+                "q": "*",
+                "per_page": 0,
+                "facet_by": "status,config",
+                "max_facet_values": 100,
+            },
+        ]
+    )
+    mine = ledger.records
+    totals = {
+        "chunks": (int(chunks["found"]), sum(ledger.counts.values())),
+        "records": (int(records["found"]), len(mine)),
+        "statuses": (facet_values(records, "status"), dict(Counter(r.status for r in mine))),
+        "settings": (
+            facet_values(records, "config"),
+            dict(Counter(r.config for r in mine if r.config)),
+        ),
+    }
+    return ", ".join(f"other {name}" for name, (have, want) in totals.items() if have != want)
 
 
 def updated(store: Store, old: Ledger, touched: Collection[str]) -> Ledger:
@@ -120,7 +158,7 @@ def updated(store: Store, old: Ledger, touched: Collection[str]) -> Ledger:
     }
     for start in range(0, len(ids), ID_BATCH):
         named = ",".join(quote(i) for i in ids[start : start + ID_BATCH])
-        for row in store.export(DOCUMENTS, f"doc_id:[{named}]"):
+        for row in store.export(DOCUMENTS, f"doc_id:[{named}]", include=FIELDS):
             by_id[str(row["id"])] = (row, DocumentRecord.from_store(row))
     counts = {d: n for d, n in old.counts.items() if d not in touched}
     counts |= store.chunk_counts(ids) if ids else {}

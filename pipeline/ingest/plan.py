@@ -27,7 +27,7 @@ from .catalog import Found, Plan, copy_id, plan
 from .embedding import missing
 from .files import Failure, discover, file_sha256
 from .hashes import HashCache
-from .ledger import Ledger
+from .ledger import FIELDS, Ledger
 from .options import IngestOptions
 from .process import FileResult, Job
 from .report import Report
@@ -78,7 +78,7 @@ def prepare(
     report.failed.extend(problems)
     if known is None:
         # Just created: nothing to read back (and a cluster follower may still answer 404).
-        rows = [] if DOCUMENTS in created else store.export(DOCUMENTS)
+        rows = [] if DOCUMENTS in created else store.export(DOCUMENTS, include=FIELDS)
         # Chunks per document, to tell a complete record from a complete document.
         known = Ledger.of("", rows, stored_counts(store, len(rows)) if rows else {})
     records, stored = list(known.records), known.counts
