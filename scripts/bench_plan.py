@@ -20,7 +20,10 @@ DONTNEED``) and an unchanged re-ingest runs under a wrapper that records its
 ``read``, page cache included) against the PDFs' total size; the same with ``--rehash``.
 
 Every server it started is stopped (``folio server stop`` per home); the generated data
-lives under ``--dir`` and is deleted at the end unless ``--keep``.
+lives under ``--dir`` and is deleted at the end unless ``--keep``. ``--reuse`` keeps it
+too, and a later ``--reuse`` run starts from a size's library and home as a run left
+them (no build, no full ingest: its numbers are the ones recorded then), so another
+checkout can be measured on the same libraries.
 
     python scripts/bench_plan.py --dir /tmp/bench-plan
     python scripts/bench_plan.py --only pdf --pdf-gb 2
@@ -186,17 +189,28 @@ def one_size(
     size: int, args: argparse.Namespace, pool: Sequence[str], rate: float
 ) -> dict[str, Any]:
     lib, home = args.dir / f"lib-{size}", args.dir / f"home-{size}"
-    shutil.rmtree(home, ignore_errors=True)
+    built_mark = args.dir / f"built-{size}.json"
+    reused = args.reuse and built_mark.is_file() and lib.is_dir() and home.is_dir()
+    if not reused:
+        shutil.rmtree(home, ignore_errors=True)
+        built_mark.unlink(missing_ok=True)
     io_out = args.dir / f"io-{size}"
     folio = wrapped(home, io_out)
     row: dict[str, Any] = {"load_start": machine_load()}
     try:
-        built = build_library(lib, size, pool, args.seed, rate, per_file=args.per_file)
-        row |= {"files": built.files, "bytes": built.bytes}
-        log(f"size {size:,}: {built.files} files, {built.bytes / MB:.0f} MB")
-        time.sleep(RACY_S)
-        row["full"] = ingest(folio, lib)
-        log(f"  full ingest {row['full']['wall']:.0f} s, {row['full']['snippets']} snippets")
+        if reused:
+            row |= json.loads(built_mark.read_text(encoding="utf-8")) | {"reused": True}
+            log(f"size {size:,}: reusing {row['files']} files and {home}")
+        else:
+            built = build_library(lib, size, pool, args.seed, rate, per_file=args.per_file)
+            row |= {"files": built.files, "bytes": built.bytes}
+            log(f"size {size:,}: {built.files} files, {built.bytes / MB:.0f} MB")
+            time.sleep(RACY_S)
+            row["full"] = ingest(folio, lib)
+            log(f"  full ingest {row['full']['wall']:.0f} s, {row['full']['snippets']} snippets")
+            if args.reuse:
+                keep = {k: row[k] for k in ("files", "bytes", "full")}
+                built_mark.write_text(json.dumps(keep), encoding="utf-8")
         row["unchanged"] = ingest(folio, lib)
         target = middle_file(lib)
         for mode, extra in (("cached", ()), ("rehash", ("--rehash",))):
@@ -215,7 +229,7 @@ def one_size(
     finally:
         stop(folio)
         row["load_end"] = machine_load()
-        if not args.keep:
+        if not (args.keep or args.reuse):
             shutil.rmtree(home, ignore_errors=True)
             shutil.rmtree(lib, ignore_errors=True)
     return row
@@ -310,6 +324,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--only", choices=("scale", "pdf"), default=None, help="one part only")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep libraries and homes")
+    ap.add_argument(
+        "--reuse", action="store_true", help="keep them, and start from what a run kept"
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the numbers to FILE")
     return ap.parse_args(argv)
 

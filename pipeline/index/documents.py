@@ -101,7 +101,10 @@ def promote(store: Store, keeper: DocumentRecord, copy: DocumentRecord) -> None:
     # Raw chunk documents: the path goes in as records.as_utf8 would write it.
     chunks = store.export(CHUNKS, f"doc_id:={quote(keeper.doc_id)}")
     refused = store.upsert(CHUNKS, [c | {"source": stored(path)} for c in chunks])
-    refused += store.upsert(DOCUMENTS, [replace(keeper, path=path).to_store()])
+    # Only the path changes: the caller's record may lack the fields an ingest does not
+    # read (``ingest.ledger.FIELDS``), which a whole record written back would drop.
+    moved = replace(keeper, path=path).to_store()
+    refused += store.upsert(DOCUMENTS, [{"id": keeper.id, "path": moved["path"]}], "update")
     if refused:
         raise StoreError(f"moving {keeper.doc_id} to {path}: {refused[0].reason}")
     store.delete(DOCUMENTS, copy.id)

@@ -61,8 +61,14 @@ def settled(token: str) -> bool:
     return not token.split("/", 1)[0].endswith(_WRITING)
 
 
-def _counter(token: str) -> int:
+def counter(token: str) -> int:
+    """The counter of a state token: how many times writers raised it."""
     return int(token.split("/", 1)[0].removesuffix(_WRITING))
+
+
+def complete(token: str) -> int:
+    """The number of complete document records a state token counted."""
+    return int(token.split("/")[1])
 
 
 def read(store: Store) -> str:
@@ -84,15 +90,22 @@ def read(store: Store) -> str:
 
 def begin(store: Store) -> str:
     """A writer's first step (under the library lock, before it writes anything): the
-    counter raised and marked ``writing`` until its ``advance(finished=True)``."""
-    return advance(store, finished=False)
-
-
-def advance(store: Store, finished: bool = True) -> str:
-    """Raise the counter by one (a writer, under the library lock), marked ``writing``
-    unless the writer is ``finished``; returns the state."""
+    counter raised and marked ``writing`` until its ``advance(finished=True)``. Returns
+    the state before it: what this writer found (see ``ingest.ledger``)."""
     store.ensure_collections()
-    value = _counter(read(store)) + 1
+    before = read(store)
+    advance(store, finished=False, state=before)
+    return before
+
+
+def advance(store: Store, finished: bool = True, state: str | None = None) -> str:
+    """Raise the counter by one (a writer, under the library lock), marked ``writing``
+    unless the writer is ``finished``; returns the state. ``state``: the state now, when
+    the caller has just read it."""
+    if state is None:
+        store.ensure_collections()
+        state = read(store)
+    value = counter(state) + 1
     record = {"id": _ID, "generation": value, "writing": not finished}
     refused = store.upsert(META, [record])
     if refused:

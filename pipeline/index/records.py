@@ -49,8 +49,7 @@ class DocumentRecord:
     def from_store(cls, stored: Mapping[str, Any]) -> DocumentRecord:
         """A record as Typesense returns it (optional fields may be absent; unknown
         fields, from another Folio version, are left out)."""
-        names = {f.name for f in fields(cls)}
-        values = {k: v for k, v in stored.items() if k in names}
+        values = {k: v for k, v in stored.items() if k in _RECORD_FIELDS}
         status = str(values.get("status", ""))
         if status not in STATUSES:
             raise ValueError(f"document record {stored.get('id')!r}: unknown status {status!r}")
@@ -75,6 +74,10 @@ class DocumentRecord:
     @property
     def chunks(self) -> int:
         return self.sections + self.snippets
+
+
+# Read once: ``fields()`` on every record was a third of reading 7,600 of them.
+_RECORD_FIELDS = frozenset(f.name for f in fields(DocumentRecord))
 
 
 @dataclass(frozen=True, slots=True)

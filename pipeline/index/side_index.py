@@ -32,7 +32,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -133,17 +133,30 @@ def _holds(store: Store, index: LexicalIndex) -> bool:
     return {d.doc_id: d.key() for d in want} == {d.doc_id: d.key() for d in index.docs}
 
 
-def refresh(store: Store, finished: bool = True) -> LexicalIndex | None:
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a writer that keeps the store's records (``ingest.ledger``) knows: the
+    complete documents now (``catalog_of``), and those of the state ``then`` (``had``;
+    ``then`` empty: not known), so neither is read back (from the store, from tantivy)."""
+
+    now: Sequence[DocInfo]
+    then: str = ""
+    had: Sequence[DocInfo] = ()
+
+
+def refresh(store: Store, finished: bool = True, known: Known | None = None) -> str | None:
     """A writer's last step: raise the store's generation and bring the index up to date
     (the library lock is held); a long ingest's step on the way is not ``finished``.
-    The writes are in Typesense already, so a failure here is logged, never raised: the
-    next reader catches up."""
+    Returns the state the index was brought to, None when it was not. The writes are in
+    Typesense already, so a failure here is logged, never raised: the next reader
+    catches up."""
     try:
         if store.alias_target(CHUNKS) is None:
             return None
         with _index_lock(store, wait=None):
-            sync(store, generation.advance(store, finished))
-        return _reader(location(store))
+            state = generation.advance(store, finished)
+            sync(store, state, known)
+        return state
     except (OSError, ImportError, FolioError) as exc:
         log.warning("lexical index not brought up to date (the next query does it): %s", exc)
         return None
@@ -164,14 +177,21 @@ def _index_lock(store: Store, wait: float | None) -> Iterator[None]:
         yield
 
 
-def sync(store: Store, wanted: str) -> None:
-    """Make the index hold the store's complete documents (the caller holds the index
-    lock). A damaged or missing index is built again in a new folder."""
+def sync(store: Store, wanted: str, known: Known | None = None) -> None:
+    """Make the index hold the store's complete documents (as ``known`` says, else read
+    from the store; the caller holds the index lock). A damaged or missing index is
+    built again in a new folder."""
     path = location(store)
+    catalog = None if known is None else known.now
     try:
         writer = LexicalWriter(path) if (path / "meta.json").is_file() else None
         if writer is not None:
-            have = {d.doc_id: d for d in writer.docs()}
+            # An index that reflects the state the writer knows the catalog of holds
+            # that catalog: its rows are not read (a reader checks them as it opens it).
+            had = None
+            if known is not None and known.then == writer.meta.store_generation != "":
+                had = known.had
+            have = {d.doc_id: d for d in (writer.docs() if had is None else had)}
     except (DamagedIndex, ValueError) as exc:
         log.warning("lexical index set aside and rebuilt: %s", exc)
         writer = None
@@ -179,7 +199,7 @@ def sync(store: Store, wanted: str) -> None:
         _rebuild_into(store, path, wanted)
         return
     try:
-        _apply(store, writer, have, wanted)
+        _apply(store, writer, have, wanted, catalog)
     finally:
         writer.close()
 
@@ -231,11 +251,17 @@ def _sweep(base: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
-def _apply(store: Store, writer: LexicalWriter, have: Mapping[str, DocInfo], wanted: str) -> None:
-    """Delete what the store no longer holds complete, add what it holds new, commit.
-    Records and snippets are read from one node, so they agree with each other."""
+def _apply(
+    store: Store,
+    writer: LexicalWriter,
+    have: Mapping[str, DocInfo],
+    wanted: str,
+    catalog: Sequence[DocInfo] | None = None,
+) -> None:
+    """Delete what the store no longer holds complete (``catalog`` when given), add what
+    it holds new, commit. Records and snippets are read from one node, so they agree."""
     store = _one_node(store)
-    want = {d.doc_id: d for d in complete_documents(store)}
+    want = {d.doc_id: d for d in (complete_documents(store) if catalog is None else catalog)}
     gone = [i for i, d in have.items() if i not in want or want[i].key() != d.key()]
     new = [d for i, d in want.items() if i not in have or have[i].key() != d.key()]
     for doc_id in gone:
@@ -333,9 +359,16 @@ def complete_documents(store: Store) -> list[DocInfo]:
         if "401" not in str(exc):
             raise
         rows = _records_by_search(store)
+    return catalog_of(rows)
+
+
+def catalog_of(rows: Iterable[Mapping[str, Any]]) -> list[DocInfo]:
+    """The complete documents of these stored records (``status`` complete; all of them
+    when the field is left out), one per doc_id, sorted by it."""
     docs: dict[str, DocInfo] = {}
+    done = [r for r in rows if r.get("status", "complete") == "complete"]
     # The keeper's record (id = doc_id) names the file the chunks cite, not a copy's.
-    for row in sorted(rows, key=lambda r: (r.get("id") != r["doc_id"], str(r.get("path") or ""))):
+    for row in sorted(done, key=lambda r: (r.get("id") != r["doc_id"], str(r.get("path") or ""))):
         docs.setdefault(str(row["doc_id"]), DocInfo.of(row))
     return [docs[i] for i in sorted(docs)]
 

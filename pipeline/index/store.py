@@ -80,6 +80,7 @@ class Store:
         """A client of ``nodes`` (by default the settings' own) with ``api_key``; nothing
         is started here: ``connect`` starts the embedded server."""
         self.settings = settings
+        self._before: str | None = None  # the state before the writer at work (``writing``)
         nodes = nodes or settings.nodes
         key = api_key or settings.api_key
         if not nodes or not key:
@@ -147,18 +148,27 @@ class Store:
         return hashlib.sha256(where.encode()).hexdigest()[:16]
 
     @contextlib.contextmanager
-    def writing(self, wait: float | None = None, what: str = "") -> Iterator[None]:
+    def writing(self, wait: float | None = None, what: str = "") -> Iterator[str]:
         """The library lock every writer holds (see ``lock``); ``what`` names the command
         to anyone who has to wait for it. A full disk is refused before the wait. Once
         held, the store's generation is marked ``writing`` before anything is written,
-        so a writer killed before its last step leaves readers behind, not current."""
+        so a writer killed before its last step leaves readers behind, not current.
+        Yields the store's state (``generation.of``) as it was before this writer began;
+        a ``writing`` nested in another of this store begins nothing and yields the
+        outer one's."""
         from . import generation  # it imports this module
 
+        if self._before is not None:
+            yield self._before
+            return
         self.writable()
         lock = folio_home() / "locks" / f"{self.identity()}.lock"
         with library_lock(lock, wait=wait, what=what):
-            generation.begin(self)
-            yield
+            self._before = generation.begin(self)
+            try:
+                yield self._before
+            finally:
+                self._before = None
 
     # -- plumbing --------------------------------------------------------------------------
     def call(self, what: str, fn: Callable[[], T], attempts: int = 4) -> T:

@@ -17,12 +17,15 @@ lock: no other writer (delete, prune, reindex, another ingest) runs meanwhile.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 
-from ..index import side_index
+from ..errors import FolioError
+from ..index import generation, side_index
 from ..index.store import Store
 from ..shared.config import ChunkConfig
+from . import ledger
 from .catalog import Found
 from .embedding import Embedding
 from .handoff import MIN_BATCH, IndexThread
@@ -34,6 +37,7 @@ from .process import CHANGED, FileResult, Job, Process, process_file
 from .prune import prune, warn_legacy
 from .report import Progress, ProgressHook, Report
 
+log = logging.getLogger("folio.ingest")
 SYNC_EVERY_S = 60.0  # how often a long ingest brings the lexical index up to date
 
 
@@ -54,26 +58,69 @@ def ingest(
     function); ``run`` gives the results of the files to do instead of the worker pool.
     """
     options = options or IngestOptions()
-    with store.writing(what="ingest"):
+    with store.writing(what="ingest") as before:
         t_start = time.perf_counter()
         report = Report()
-        planned = prepare(paths, config, store, options, report)
+        known = ledger.load(store, before)
+        planned = prepare(paths, config, store, options, report, known)
         report.seconds["plan"] = time.perf_counter() - t_start
         results = run or Pool(process, options.workers, options.limits)
         embedding = Embedding(report.embedder, report) if planned.job.embed else None
-        _index(store, planned, options, report, results, progress, embedding)
+        synced = _index(store, planned, options, report, results, progress, embedding)
         _forget_changed(planned, report)
         if embedding is not None and planned.unembedded and not report.interrupted:
             _add_vectors(store, planned, embedding, report)
         if options.prune and not report.interrupted:
             prune(store, paths, planned.records, planned.files, planned.plan.held, report)
         warn_legacy(planned.records, planned.plan.held)
-        if not report.interrupted:
+        if report.interrupted:
+            ledger.discard(store)
+        else:
             t_lexical = time.perf_counter()
-            side_index.refresh(store)  # the lexical index follows, readers never build it
+            _finish(store, planned, report, known, generation.counter(before) + 2 + synced)
             report.seconds["lexical"] += time.perf_counter() - t_lexical
         report.seconds["total"] = time.perf_counter() - t_start
         return report
+
+
+def _finish(
+    store: Store, planned: Planned, report: Report, known: ledger.Ledger | None, counter: int
+) -> None:
+    """Bring the lexical index up to date (readers never build it) and keep the ledger
+    for the next run: the records and counts the run started from (the ledger it found,
+    ``known``, or what it read), with those of the documents it touched read again.
+    Kept only when the store's counter shows this run's raises and no other writer's
+    (``counter``: what it must be after the last), and on one server only (a cluster's
+    nodes are asked one by one, ``plan.stored_counts``)."""
+    now: ledger.Ledger | None = None
+    touched = _touched(planned, report)
+    if planned.start is not None and len(store.nodes) == 1:
+        try:
+            now = ledger.updated(store, planned.start, touched)
+        except FolioError as exc:
+            log.warning("ledger not kept (the next ingest reads the store): %s", exc)
+    lexical = None if now is None else ledger.lexical(known, now, touched)
+    state = side_index.refresh(store, known=lexical)
+    alone = state is not None and generation.counter(state) == counter
+    ledger.save(store, now if alone else None, state)
+
+
+def _touched(planned: Planned, report: Report) -> set[str]:
+    """The doc_ids whose records or chunks this run may have written: its files to do and
+    the copies it recorded, the records it released or replaced, gave vectors or pruned."""
+    work = planned.plan
+    pruned = set(report.pruned)
+    records = [
+        *work.stale,
+        *(r for rs in work.replaced.values() for r in rs),
+        *planned.unembedded,
+        *(r for r in planned.records if r.path in pruned),
+    ]
+    return {
+        *(f.sha256 for f in work.todo),
+        *(f.sha256 for f, _, recorded in work.copies if not recorded),
+        *(r.doc_id for r in records),
+    }
 
 
 def _index(
@@ -84,9 +131,10 @@ def _index(
     run: Runner,
     hook: ProgressHook | None,
     embedding: Embedding | None,
-) -> None:
+) -> int:
     """Process the files to do and index their results; a Ctrl-C marks the report
-    interrupted and leaves what is not acknowledged to the next run."""
+    interrupted and leaves what is not acknowledged to the next run. Returns how many
+    times the lexical index was brought up to date on the way."""
     work, job = planned.plan, planned.job
     progress = Progress(hook, len(work.todo))
     # Typesense calls run on their own thread so that the workers are fed while a
@@ -95,6 +143,7 @@ def _index(
     indexer = Indexer(store, work, known, report, job.fingerprint, options.batch_size, embedding)
     writer = IndexThread(indexer)
     synced = time.monotonic()
+    syncs = 0
     try:
         for result in run(list(work.todo), job):
             report.processed(result)
@@ -104,6 +153,7 @@ def _index(
                 # A long ingest: readers see the documents completed so far.
                 t_lexical = time.monotonic()
                 side_index.refresh(store, finished=False)
+                syncs += 1
                 synced = time.monotonic()
                 report.seconds["lexical"] += synced - t_lexical
         writer.finish()
@@ -111,6 +161,7 @@ def _index(
         report.interrupted = True
     finally:
         writer.abandon()  # no-op after finish(); else the thread stops after its call
+    return syncs
 
 
 __all__ = [

@@ -78,7 +78,8 @@ class Embedding:
                 self.report.failed.append(Failure(record.path, "embed", reason))
                 continue
             if record.config != fingerprint:  # recorded by an older Folio
-                store.upsert(DOCUMENTS, [replace(record, config=fingerprint).to_store()])
+                # Only the field that changes (``record`` may lack some: ``ledger.FIELDS``).
+                store.upsert(DOCUMENTS, [{"id": record.id, "config": fingerprint}], "update")
             self._count(added, time.perf_counter() - t0)
             self.report.vectors_added.append(record.path)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..extract.dispatch import suffix_format
 from ..index import vectors
-from ..index.documents import read_records, release
+from ..index.documents import release
 from ..index.records import DocumentRecord, Status
 from ..index.replicas import Replicas
 from ..index.schema import CHUNKS, DOCUMENTS
@@ -27,6 +27,7 @@ from .catalog import Found, Plan, copy_id, plan
 from .embedding import follow_model, missing
 from .files import Failure, discover, file_sha256
 from .hashes import HashCache
+from .ledger import FIELDS, Ledger
 from .options import IngestOptions
 from .process import FileResult, Job
 from .report import Report
@@ -58,19 +59,29 @@ class Planned:
     job: Job
     unembedded: tuple[DocumentRecord, ...] = ()  # unchanged, but lacking vectors
     hashes: HashCache | None = None  # the files' hashes, kept for the next run
+    start: Ledger | None = None  # the records and chunk counts the run started from
 
 
 def prepare(
-    paths: Sequence[str], config: ChunkConfig, store: Store, options: IngestOptions, report: Report
+    paths: Sequence[str],
+    config: ChunkConfig,
+    store: Store,
+    options: IngestOptions,
+    report: Report,
+    known: Ledger | None = None,
 ) -> Planned:
-    """Plan the run; the copies' records are written now, the rest is left to do."""
+    """Plan the run; the copies' records are written now, the rest is left to do.
+    ``known``: the store's records and chunk counts as the last run left them (``ledger``),
+    when they are still the store's; else they are read."""
     created = store.ensure_collections()
     files, problems = discover(paths, missing_ok=options.prune)
     report.failed.extend(problems)
-    # Just created: nothing to read back (and a cluster follower may still answer 404).
-    records = [] if DOCUMENTS in created else read_records(store)
-    # Chunks per document, to tell a complete record from a complete document.
-    stored = stored_counts(store, len(records)) if records else {}
+    if known is None:
+        # Just created: nothing to read back (and a cluster follower may still answer 404).
+        rows = [] if DOCUMENTS in created else store.export(DOCUMENTS, include=FIELDS)
+        # Chunks per document, to tell a complete record from a complete document.
+        known = Ledger.of("", rows, stored_counts(store, len(rows)) if rows else {})
+    records, stored = list(known.records), known.counts
     embed = vectors.unavailable() is None if options.embed is None else options.embed
     report.embedder = str(vectors.embedder().name) if embed else ""
     if embed:
@@ -86,7 +97,7 @@ def prepare(
     record_copies(store, work, fingerprint, report)
     job = Job(config, fingerprint, embed, options.limits.max_memory_mb)
     unembedded = missing(store, records, work.unchanged, report.embedder) if embed else ()
-    return Planned(tuple(files), tuple(records), work, job, unembedded, hashes)
+    return Planned(tuple(files), tuple(records), work, job, unembedded, hashes, known)
 
 
 def hash_cache(store: Store) -> Path:
@@ -99,6 +110,8 @@ def _current_form(
 ) -> list[DocumentRecord]:
     """Records an older Folio stored with the model's name in the fingerprint: their
     chunks are current (their vectors are checked like any others')."""
+    if legacy == fingerprint:  # no model: nothing to tell apart (and no copy to make)
+        return records
     return [replace(r, config=fingerprint) if r.config == legacy else r for r in records]
 
 

@@ -1,0 +1,218 @@
+"""What the store held when this home's last ingest ended (every file record and the
+chunks of each document), kept on disk so that the next ingest reads back from Typesense
+only what it changes, not the whole library (issue #40: at 7,600 files the records,
+the chunk counts and the lexical index's catalog were ~3 s of every one-file change).
+
+The ledger is derived state, trusted only for the store state (``index.generation``) it
+was written at: an ingest uses it when the state it found before it began (``Store.writing``
+yields it) is that one, and settled. Every other writer raises the counter, so a delete,
+a reindex, another ``FOLIO_HOME`` or host writing to the same server, a writer killed
+mid-way (its ``writing`` mark stays), or an older, missing or damaged file all mean the
+ingest reads the store as before and writes the ledger again at its end. On a cluster it
+is not used: each node is asked for itself there (``plan.stored_counts``).
+
+At the end of a run the ledger is brought up to date by reading back the records and
+chunk counts of the documents the run touched (``touched``), then written, atomically
+(a temporary file renamed into place, as tantivy commits its ``meta.json``), beside the
+lexical index with the state the run's last ``advance`` returned; a run that did not end
+as one writer alone (interrupted, the lexical refresh failed, the counter moved by more
+than its own raises) removes it instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from ..index import generation
+from ..index.lexical import DocInfo
+from ..index.records import DocumentRecord
+from ..index.schema import CHUNKS, DOCUMENTS
+from ..index.side_index import Known, catalog_of, root
+from ..index.store import Store, facet_values, quote
+
+log = logging.getLogger("folio.ingest")
+FORMAT = 1
+NAME = "ledger.json"
+# What an ingest reads of a file record: all but the headings and the page map, which
+# only readers show (a book's page map alone can be kilobytes).
+FIELDS = ",".join(f.name for f in fields(DocumentRecord) if f.name not in ("headings", "page_map"))
+ID_BATCH = 40  # doc_ids per export request (the filter travels in the URL)
+READ_ALL = 400  # more documents touched than this: the whole store is read instead
+
+
+Row = Mapping[str, Any]  # a file record as Typesense stores it
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """The store's file records (``rows`` as stored, ``FIELDS`` only, sorted by id;
+    ``records`` typed) and chunks per doc_id (documents with none left out), as of the
+    state ``token``."""
+
+    token: str
+    rows: tuple[Row, ...]
+    records: tuple[DocumentRecord, ...]
+    counts: Mapping[str, int]
+
+    @classmethod
+    def of(cls, token: str, rows: Iterable[Row], counts: Mapping[str, int]) -> Ledger:
+        ordered = tuple(sorted(rows, key=lambda r: str(r["id"])))
+        return cls(token, ordered, tuple(map(DocumentRecord.from_store, ordered)), counts)
+
+    def complete(self) -> int:
+        return sum(1 for r in self.records if r.status == "complete")
+
+    def catalog(self) -> list[DocInfo]:
+        """The complete documents, as the lexical index holds them."""
+        return catalog_of(self.rows)
+
+
+def path(store: Store) -> Path:
+    return root(store) / NAME
+
+
+def read(store: Store, token: str = "") -> Ledger:
+    """The store's records and chunk counts, read from it."""
+    rows = store.export(DOCUMENTS, include=FIELDS)
+    return Ledger.of(token, rows, store.facet_counts(CHUNKS, "doc_id", 2 * len(rows) + 100))
+
+
+def load(store: Store, before: str) -> Ledger | None:
+    """The ledger when it holds the store as ``before`` (the state this writer found);
+    else None, and the caller reads the store."""
+    if len(store.nodes) > 1 or not generation.settled(before):
+        return None
+    where = path(store)
+    try:
+        raw = json.loads(where.read_bytes())
+        if raw.get("format") != FORMAT:
+            raise ValueError(f"format {raw.get('format')!r}, not {FORMAT}")
+        if raw["token"] != before:
+            log.info("ledger %s is of another store state: the store is read", where)
+            return None
+        counts = {str(k): int(v) for k, v in raw["counts"].items()}
+        ledger = Ledger.of(str(raw["token"]), raw["records"], counts)
+        if ledger.complete() != generation.complete(before):
+            raise ValueError(f"{ledger.complete()} complete records, the store counts another")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        log.warning("ledger %s cannot be used (%s): the store is read instead", where, exc)
+        return None
+    differs = _differs(store, ledger)
+    if differs:
+        log.info("ledger %s: the store holds %s: the store is read", where, differs)
+        return None
+    return ledger
+
+
+def _differs(store: Store, ledger: Ledger) -> str:
+    """What the store's totals say that the ledger does not ("": nothing), in one small
+    request: a write from outside Folio moves no generation (chunks deleted through the
+    API, records rewritten), and the ingest is what repairs it, so it must see it."""
+    chunks, records = store.searches(
+        [
+            {"collection": CHUNKS, "q": "*", "per_page": 0},
+            {
+                "collection": DOCUMENTS,
+                "q": "*",
+                "per_page": 0,
+                "facet_by": "status,config",
+                "max_facet_values": 100,
+            },
+        ]
+    )
+    mine = ledger.records
+    totals = {
+        "chunks": (int(chunks["found"]), sum(ledger.counts.values())),
+        "records": (int(records["found"]), len(mine)),
+        "statuses": (facet_values(records, "status"), dict(Counter(r.status for r in mine))),
+        "settings": (
+            facet_values(records, "config"),
+            dict(Counter(r.config for r in mine if r.config)),
+        ),
+    }
+    return ", ".join(f"other {name}" for name, (have, want) in totals.items() if have != want)
+
+
+def updated(store: Store, old: Ledger, touched: Collection[str]) -> Ledger:
+    """``old`` with the records and chunk counts of the ``touched`` doc_ids read again
+    (the whole store when many were); its token is set when it is saved."""
+    if len(touched) > READ_ALL:
+        return read(store)
+    ids = sorted(touched)
+    # The records of the documents not touched are kept as they are, typed once.
+    by_id = {
+        r.id: (row, r)
+        for row, r in zip(old.rows, old.records, strict=True)
+        if r.doc_id not in touched
+    }
+    for start in range(0, len(ids), ID_BATCH):
+        named = ",".join(quote(i) for i in ids[start : start + ID_BATCH])
+        for row in store.export(DOCUMENTS, f"doc_id:[{named}]", include=FIELDS):
+            by_id[str(row["id"])] = (row, DocumentRecord.from_store(row))
+    counts = {d: n for d, n in old.counts.items() if d not in touched}
+    counts |= store.chunk_counts(ids) if ids else {}
+    pairs = [by_id[i] for i in sorted(by_id)]
+    return Ledger("", tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), counts)
+
+
+def lexical(known: Ledger | None, now: Ledger, touched: Collection[str]) -> Known:
+    """What the lexical index's sync is told: the complete documents now, and as of the
+    ledger the run found (``known``). Those of the documents the run did not touch are
+    the same in both, so only the touched ones' are made again."""
+    if known is None:
+        return Known(now.catalog())
+    had = known.catalog()
+    if len(touched) > READ_ALL:
+        return Known(now.catalog(), known.token, had)
+    fresh = catalog_of(r for r in now.rows if r["doc_id"] in touched)
+    kept = [d for d in had if d.doc_id not in touched]
+    return Known(sorted(kept + fresh, key=lambda d: d.doc_id), known.token, had)
+
+
+def save(store: Store, ledger: Ledger | None, token: str | None) -> None:
+    """Write the ledger as of the store state ``token`` (None, or records that do not add
+    up to what it counts: remove it). Atomic; a failure is said and the run goes on (the
+    next ingest reads the store)."""
+    where = path(store)
+    if ledger is None or token is None or ledger.complete() != generation.complete(token):
+        discard(store)
+        return
+    ledger = replace(ledger, token=token)
+    blob = json.dumps(
+        {
+            "format": FORMAT,
+            "token": ledger.token,
+            "records": ledger.rows,
+            "counts": dict(ledger.counts),
+        }
+    )
+    tmp = None
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".ledger-", dir=where.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # ASCII: json escapes the rest
+            fh.write(blob)
+        os.replace(tmp, where)
+        tmp = None
+    except OSError as exc:
+        log.warning("ledger %s not written (%s): the next ingest reads the store", where, exc)
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def discard(store: Store) -> None:
+    with contextlib.suppress(OSError):
+        path(store).unlink()
