@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import pytest
 
-from pipeline.index.lexical import DocInfo
+from pipeline.index.lexical import DocInfo, LexicalIndex, LexicalWriter
 from pipeline.index.words import words
 from pipeline.retrieve.arrange import arrange, by_document, covered, series, spans_periods
 from pipeline.retrieve.rank import Ranked, focus, named
@@ -141,3 +142,39 @@ def test_a_period_alone_pulls_with_its_share(monkeypatch: pytest.MonkeyPatch) ->
     whole = focus(docs, words("What was AMD's FY2022 revenue growth?"))
     assert set(half) == set(whole) == {"amd", "pep", "nke"}
     assert all(half[d] == pytest.approx(whole[d] / 2) for d in half)
+
+
+def small_index(path: Path, texts: dict[str, tuple[str, list[str]]]) -> LexicalIndex:
+    """A real lexical index of documents (id -> title, snippet texts)."""
+    writer = LexicalWriter(path, create=True)
+    for doc_id, (title, bodies) in texts.items():
+        snippets = [
+            {"id": f"{doc_id}-{n}", "doc_id": doc_id, "chunk_index": n, "retrieval_text": t}
+            for n, t in enumerate(bodies)
+        ]
+        writer.add(DocInfo(doc_id, title, f"{doc_id}.md", "markdown", len(bodies), ""), snippets)
+    writer.commit("g")
+    writer.close()
+    return LexicalIndex(path)
+
+
+def test_a_title_word_the_whole_library_uses_pulls_little(tmp_path: Path) -> None:
+    """Papers on one subject share its words: a question using one ("How were the
+    clusters selected?") was pulled to the paper with "cluster" in its title, away from
+    the one that answers. A title word pulls by how rare it is in the other documents'
+    text; a word only its document uses (a name) keeps nearly all its pull."""
+    common = "Patients in each cluster were tested for the virus."
+    texts = {
+        "img": ("Imaging of an unusual cluster of pneumonia", [common] * 3),
+        "tb": ("Tuberculosis prevalence survey", [common, "Clusters were selected at random."]),
+        "flu": ("Influenza in birds", [common, "Birds carry the virus."]),
+        "sig": ("Variants in DC-SIGNR and HIV transmission", ["DC-SIGNR binds the virus."] * 2),
+    }
+    index = small_index(tmp_path / "lex", texts)
+    question = words("How were the clusters selected for DC-SIGNR?")
+    before = focus(index.docs, question)
+    after = focus(index.docs, question, index.elsewhere)
+    assert set(before) == set(after) == {"img", "sig"}
+    assert after["img"] < 0.3 * before["img"]  # "cluster": every paper's text has it
+    assert after["sig"] > 0.8 * before["sig"]  # "dc-signr": only its paper's text
+    assert RANK.rarity(0, 10) == 1.0 and RANK.rarity(10, 10) < 0.1

@@ -211,6 +211,25 @@ class LexicalIndex:
         return out[:k]
 
 
+    def elsewhere(self, term: str, doc_ids: Sequence[str]) -> tuple[int, int]:
+        """How many snippets outside ``doc_ids`` hold ``term`` in their text, and how
+        many snippets lie outside them: how common a title's word is in the rest of
+        the library (``rank.focus``)."""
+        outside = len(self) - sum(d.snippets for d in self.docs if d.doc_id in set(doc_ids))
+        query = _Q.boolean_query(
+            [
+                (tantivy.Occur.Must, _term("body", term)),
+                (tantivy.Occur.MustNot, _Q.term_set_query(SCHEMA, "doc_id", list(doc_ids))),
+            ]
+        )
+        try:
+            # ``count`` is on the result, though tantivy's type stubs omit it.
+            found = getattr(self._searcher.search(query, 1, count=True), "count", 0)
+        except ValueError as exc:
+            raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
+        return int(found or 0), outside
+
+
 def _match(row: Mapping[str, list[Any]], score: float) -> Match:
     parent = bytes(row["parent"][0]).decode()
     return Match(row["id"][0], row["doc_id"][0], parent, int(row["order"][0]), score)

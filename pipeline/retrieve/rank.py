@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -42,7 +42,17 @@ class Ranked:
     doc_id: str = ""
 
 
-def focus(docs: Sequence[DocInfo], terms: Sequence[str]) -> dict[str, float]:
+# How a title word's pull falls with how common the word is in the text of the rest of
+# the library (``focus``): 0 leaves every title word its idf over titles, 1 scales it by
+# the word's idf over the other documents' snippets (as a share of the largest possible).
+SPREAD = 1.0
+
+Elsewhere = Callable[[str, Sequence[str]], tuple[int, int]]
+
+
+def focus(
+    docs: Sequence[DocInfo], terms: Sequence[str], elsewhere: Elsewhere | None = None
+) -> dict[str, float]:
     """Per document: how strongly the question names it, as the idf (over documents) of
     the question's terms (``terms``: in question order) found in its title or file
     name. "3M's 2018 capital expenditure" pulls towards the document titled "3M 2018
@@ -60,11 +70,24 @@ def focus(docs: Sequence[DocInfo], terms: Sequence[str]) -> dict[str, float]:
         holders = names.get(term, ())
         if holders and len(holders) < n:
             weight = math.log(1 + (n - len(holders) + 0.5) / (len(holders) + 0.5))
+            if elsewhere is not None and SPREAD:
+                weight *= 1 - SPREAD + SPREAD * rarity(*elsewhere(term, holders))
             into = period if is_period(term) else subject
             for doc_id in holders:
                 into[doc_id] = into.get(doc_id, 0.0) + weight
     alone = {d: PERIOD_ALONE * w for d, w in period.items() if PERIOD_ALONE and d not in subject}
     return {d: w + period.get(d, 0.0) for d, w in subject.items()} | alone
+
+
+def rarity(found: int, rows: int) -> float:
+    """A word's idf over ``rows`` snippets of which ``found`` hold it, as a share of the
+    idf of a word none holds: 1 for a word only its titled documents use ("3M", a
+    character's name), near 0 for one the whole library uses ("respiratory" in a library
+    of virology papers, "2022" among filings of that year)."""
+    if rows <= 0:
+        return 1.0
+    top = math.log(1 + (rows + 0.5) / 0.5)
+    return math.log(1 + (rows - found + 0.5) / (found + 0.5)) / top
 
 
 # The share of a period's pull that a document keeps when the question names no subject of
@@ -124,7 +147,8 @@ def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) ->
     terms = query_words(query)
     if not len(index) or not terms:
         return []
-    boosts = {d: FOCUS_WEIGHT * w for d, w in focus(index.docs, words(query)).items()}
+    pulls = focus(index.docs, words(query), index.elsewhere)
+    boosts = {d: FOCUS_WEIGHT * w for d, w in pulls.items()}
     found = index.search(terms, lead_terms(query, terms), boosts, filters, k)
     return [
         Ranked(m.id, m.score, m.score, n, parent=m.parent, doc_id=m.doc_id)
