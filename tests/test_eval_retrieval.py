@@ -186,7 +186,7 @@ def test_dense_baseline_ranks_by_cosine() -> None:
     np = pytest.importorskip("numpy")
 
     class Fake:
-        def embed(self, texts: list[str]) -> object:
+        def embed(self, texts: list[str], kind: str = "passage") -> object:
             vecs = [[1.0, 0.0] if "a" in t else [0.0, 1.0] for t in texts]
             return np.asarray(vecs, dtype=np.float32)
 
@@ -239,7 +239,7 @@ def test_baseline_methods_pack_each_ranking_under_the_budget() -> None:
     np = pytest.importorskip("numpy")
 
     class Fake:
-        def embed(self, texts: list[str]) -> object:
+        def embed(self, texts: list[str], kind: str = "passage") -> object:
             vecs = [[1.0, 0.0] if "cat" in t else [0.0, 1.0] for t in texts]
             return np.asarray(vecs, dtype=np.float32)
 
@@ -261,7 +261,7 @@ def test_chunk_vectors_are_cached_per_model_and_texts(tmp_path: Path) -> None:
     class Fake:
         name = "fake/1"
 
-        def embed(self, texts: list[str]) -> object:
+        def embed(self, texts: list[str], kind: str = "passage") -> object:
             calls.append(len(texts))
             return np.ones((len(texts), 2), dtype=np.float32)
 
