@@ -215,7 +215,8 @@ class LexicalIndex:
         """How many snippets outside ``doc_ids`` hold ``term`` in their text, and how
         many snippets lie outside them: how common a title's word is in the rest of
         the library (``rank.focus``)."""
-        outside = len(self) - sum(d.snippets for d in self.docs if d.doc_id in set(doc_ids))
+        holders = set(doc_ids)
+        outside = len(self) - sum(d.snippets for d in self.docs if d.doc_id in holders)
         query = _Q.boolean_query(
             [
                 (tantivy.Occur.Must, _term("body", term)),
