@@ -325,3 +325,20 @@ def test_the_best_snippet_comes_whole_and_the_next_ones_cut() -> None:
         [*(f"Line {n} is about rivers." for n in (18, 19)), "The zebra crossing holds 17 stripes."]
         + [f"Line {n} is about rivers." for n in (21, 22)]
     )
+
+
+def test_a_best_snippet_too_long_for_the_budget_is_cut_instead() -> None:
+    first = " ".join(
+        "The zebra crossing holds 17 stripes." if n == 20 else f"Line {n} is about rivers."
+        for n in range(40)
+    )
+    sec = section(first, start=0)
+    a = stored("a", first, 0, len(first))
+    probe = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    cut = probe.trim(sec, (0, len(first)))
+    budget = probe.cost(sec, *cut, [a]) + 4
+    assert budget < probe.cost(sec, 0, len(first), [a])
+    packer = Packer(budget, Estimator("prose"), {}, ZEBRA)
+    packer.add(a, sec, (1, Ranked("a", 1.0, doc_id="d")))
+    got = packer.result()
+    assert [it.text for it in got] == [sec.span(*cut)]
