@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from common import add_corpus, text_table  # noqa: E402  (scripts/ is on the path)
+from common import add_corpus, load_average, text_table  # noqa: E402  (scripts/ is on the path)
 
 from pipeline.errors import ExtractionError  # noqa: E402
 from pipeline.extract import extract_file  # noqa: E402
@@ -64,13 +64,6 @@ def measure(fn: Callable[[Path], object], path: Path) -> tuple[float, float]:
     return time.process_time() - c0, time.perf_counter() - w0
 
 
-def load() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "?"
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_corpus(ap)
@@ -93,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         workers = args.workers
         reader.default_workers = lambda n_pages, least=0: min(workers, max(n_pages, 1))
     print(
-        f"cores: {os.cpu_count()}, load before: {load()}, reader workers: "
+        f"cores: {os.cpu_count()}, load before: {load_average()}, reader workers: "
         f"{args.workers or 'default policy'}, best of {args.repeat}\n"
     )
     rows: list[list[str]] = []
@@ -131,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     print(text_table(header, rows, right=range(1, 8)))
     if left_out:
         print("\nleft out (no text layer to speak of, or unreadable): " + ", ".join(left_out))
-    print(f"\nload after: {load()}")
+    print(f"\nload after: {load_average()}")
     if n:
         print(f"Folio: {fc / xc:.0%} of the floor's pages per CPU second (goal ≥ 50%)")
     return 0

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench_extract import floor_loop  # noqa: E402  (scripts/ is on the path)
-from common import add_corpus  # noqa: E402
+from common import add_corpus, load_average, text_table  # noqa: E402
 
 FOLIO = [sys.executable, "-m", "pipeline"]
 EXTRACT = """
@@ -61,10 +61,6 @@ def ingest(library: Path, env: dict[str, str]) -> tuple[float, float]:
             subprocess.run([*FOLIO, "server", "stop"], env=env, check=False, capture_output=True)
 
 
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_corpus(ap)
@@ -82,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             pages += n
     env = {k: v for k, v in os.environ.items() if k not in ("TYPESENSE_URL", "FOLIO_CONFIG")}
     env["PYTHONPATH"] = str(ROOT)
-    print(f"{len(texts)} PDFs, {pages} pages; cores {os.cpu_count()}, load before: {load()}, "
-          f"best of {args.repeat}")  # fmt: skip
+    print(f"{len(texts)} PDFs, {pages} pages; cores {os.cpu_count()}, "
+          f"load before: {load_average()}, best of {args.repeat}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench_ingest_pdf_lib_") as lib:
         for f in texts:  # the library: links to the PDFs, one folder
             (Path(lib) / f.name).symlink_to(f.resolve())
@@ -93,10 +89,12 @@ def main(argv: list[str] | None = None) -> int:
             ic, iw = ingest(Path(lib), env)
             best = [min(b, v) for b, v in zip(best, (ec, ew, ic, iw), strict=True)]
     ec, ew, ic, iw = best
-    print(f"{'':32}{'CPU s':>8}{'wall s':>8}{'pages/s (wall)':>16}")
-    print(f"{'extraction alone (pool)':32}{ec:8.2f}{ew:8.2f}{pages / ew:16.0f}")
-    print(f"{'folio ingest --no-embed':32}{ic:8.2f}{iw:8.2f}{pages / iw:16.0f}")
-    print(f"load after: {load()}")
+    rows = [
+        ("extraction alone (pool)", f"{ec:.2f}", f"{ew:.2f}", f"{pages / ew:.0f}"),
+        ("folio ingest --no-embed", f"{ic:.2f}", f"{iw:.2f}", f"{pages / iw:.0f}"),
+    ]
+    print(text_table(("", "CPU s", "wall s", "pages/s (wall)"), rows, right={1, 2, 3}))
+    print(f"load after: {load_average()}")
     print(f"ingest takes {iw / ew:.2f}x the wall time of extraction alone per page "
           f"({ic / ec:.2f}x its CPU; goal ≤ 1.3x)")  # fmt: skip
     return 0

@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
     sys.path.insert(0, str(ROOT))
 
+from common import load_average, text_table  # noqa: E402  (scripts/ is on the path)
+
 from pipeline.extract import extract_file  # noqa: E402
 from pipeline.extract.pdf import ocr, reader  # noqa: E402
 from pipeline.extract.pdf.pdfium import open_document  # noqa: E402
@@ -74,10 +76,6 @@ def measure(fn: Callable[[], object]) -> tuple[float, float]:
     return cpu() - c0, time.perf_counter() - w0
 
 
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pdf", type=Path, nargs="?", default=SCAN)
@@ -97,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.pdf}: no page is read by OCR", file=sys.stderr)
         return 2
     print(f"{args.pdf.name}: {len(pages)} OCR pages; cores {os.cpu_count()}, load before: "
-          f"{load()}, Folio OCR workers: {args.workers or 'default policy'}, "
+          f"{load_average()}, Folio OCR workers: {args.workers or 'default policy'}, "
           f"best of {args.repeat}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="bench_ocr_") as tmp:
         images = page_images(args.pdf, pages, Path(tmp))
@@ -108,10 +106,12 @@ def main(argv: list[str] | None = None) -> int:
             best = [min(b, v) for b, v in zip(best, (fc, fw, xc, xw), strict=True)]
     fc, fw, xc, xw = best
     n = len(pages)
-    print(f"{'':24}{'CPU s':>8}{'wall s':>8}{'pages/s (wall)':>16}")
-    print(f"{'bare tesseract (1 thr)':24}{fc:8.2f}{fw:8.2f}{n / fw:16.3f}")
-    print(f"{'Folio extract_file':24}{xc:8.2f}{xw:8.2f}{n / xw:16.3f}")
-    print(f"load after: {load()}")
+    rows = [
+        ("bare tesseract (1 thr)", f"{fc:.2f}", f"{fw:.2f}", f"{n / fw:.3f}"),
+        ("Folio extract_file", f"{xc:.2f}", f"{xw:.2f}", f"{n / xw:.3f}"),
+    ]
+    print(text_table(("", "CPU s", "wall s", "pages/s (wall)"), rows, right={1, 2, 3}))
+    print(f"load after: {load_average()}")
     print(f"Folio: {fw / xw:.0%} of bare Tesseract's pages per second (wall), "
           f"{fc / xc:.0%} per CPU second (goal ≥ 90%)")  # fmt: skip
     return 0

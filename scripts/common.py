@@ -1,11 +1,12 @@
 """What the evaluation and benchmark scripts all do, written once: the options for the
-corpus root and a retrieval budget, the supported files under a path, and aligned text
-tables. Where the data lives is ``data_dir``; percentiles are ``stats``; question sets and
-their split are ``qa_sets``."""
+corpus root and a retrieval budget, the supported files under a path, aligned text
+tables and the load average a benchmark reports. Where the data lives is ``data_dir``;
+percentiles are ``stats``; question sets and their split are ``qa_sets``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
@@ -49,3 +50,12 @@ def text_table(
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([line(header), rule, *(line(r) for r in body)])
+
+
+def load_average() -> str:
+    """The 1, 5 and 15-minute load averages, as a benchmark reports them beside its
+    ratios ("?" where the system keeps none)."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
