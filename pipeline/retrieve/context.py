@@ -198,8 +198,8 @@ class Packer:
         they fit, minus what is already taken; a piece that touches an item of the same
         section joins it."""
         span = (max(snippet.char_start, sec.char_start), min(snippet.char_end, sec.char_end))
-        whole_fits = self.used + self.cost(sec, *span, [snippet]) <= self.budget
-        if ranked[0] > WHOLE or not whole_fits:  # a small budget still gets the cut
+        # The best enter whole when they fit; a small budget still gets their cut.
+        if ranked[0] > WHOLE or self.used + self.cost(sec, *span, [snippet]) > self.budget:
             span = self.trim(sec, span)
         whole = table_span(sec, *span)
         if whole != span and self.used + self.cost(sec, *whole, [snippet]) <= self.budget:
