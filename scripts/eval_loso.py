@@ -13,6 +13,11 @@ beyond its interval.
 
     python scripts/eval_loso.py --home /tmp/eval/home \\
         --constant pipeline.retrieve.rank.FOCUS_WEIGHT --values 0,2,4,8,16 [--modes hybrid]
+
+A constant that changes what the lexical index holds (``pipeline.index.lexical.TITLE_TERMS``)
+takes ``--rebuild SCRATCH``: each value then runs on its own copy of every library, made
+under SCRATCH without its lexical index, with the constant set for the whole run, so the
+index is built again from the store under that value.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import argparse
 import importlib
 import math
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -76,6 +82,43 @@ def set_run(
         run.methods = methods(store, {d.doc_id: d.name for d in docs.values()})
         ev.evaluate(run, [args.budget], log)
     return run
+
+
+def rebuilt_runs(
+    name: str,
+    args: argparse.Namespace,
+    counter: Any,
+    values: Sequence[float],
+    methods: Callable[[Any, dict[str, str], float], list[ev.Method]],
+    log: Callable[[str], None],
+) -> ev.SetRun:
+    """Set ``name`` run once per value, each on a copy of its library whose lexical index
+    is built under that value; the runs' scores merged into one."""
+    merged: ev.SetRun | None = None
+    for value in values:
+        copy = args.rebuild / f"{value:g}"
+        home = copy / name
+        shutil.rmtree(home, ignore_errors=True)
+        shutil.copytree(
+            args.home / name,
+            home,
+            ignore=shutil.ignore_patterns("lexical", "server.json", "server.lock", "locks"),
+        )
+        log(f"{name} @{value:g}: lexical index rebuilt in {home}")
+
+        def at_value(store: Any, names: dict[str, str], v: float = value) -> list[ev.Method]:
+            return methods(store, names, v)
+
+        with constant_set(args.constant, value):
+            run = set_run(
+                name, argparse.Namespace(**{**vars(args), "home": copy}), counter, at_value, log
+            )
+        if merged is None:
+            merged = run
+        else:
+            merged.scores.update(run.scores)
+    assert merged is not None
+    return merged
 
 
 def half_mean(run: ev.SetRun, method: str, budget: int, half: str) -> float:
@@ -134,6 +177,13 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--budget", type=int, default=2000)
     ap.add_argument("--limit", type=int, default=None, help="N questions per set, spread")
     ap.add_argument("--tokenizer", type=Path, default=ev.DEFAULT_TOKENIZER)
+    ap.add_argument(
+        "--rebuild",
+        type=Path,
+        default=None,
+        metavar="SCRATCH",
+        help="the constant changes the index: each value on its own copy of the libraries",
+    )
     return ap.parse_args(argv)
 
 
@@ -157,7 +207,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             for v in values
         ]
 
-    runs = [set_run(name, args, counter, methods, log) for name in args.sets]
+    def methods_at(store: Any, names: dict[str, str], value: float) -> list[ev.Method]:
+        return [
+            variant(ev.folio_method(store, mode, counter, names), args.constant, value)
+            for mode in args.modes
+        ]
+
+    if args.rebuild is None:
+        runs = [set_run(name, args, counter, methods, log) for name in args.sets]
+    else:
+        runs = [rebuilt_runs(n, args, counter, values, methods_at, log) for n in args.sets]
     head = ["left out", "metric", "tuning mean of the others", "chosen"]
     head += ["report @chosen", f"report @{current:g}", "difference [95%]"]
     for mode in args.modes:

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.chunk.concepts import retrieval_prefix
+from pipeline.index import lexical
+from pipeline.index.filters import Filters
 from pipeline.index.lexical import DocInfo, LexicalIndex, LexicalWriter
 from pipeline.index.words import words
 from pipeline.retrieve.arrange import arrange, by_document, covered, series, spans_periods
@@ -178,3 +181,27 @@ def test_a_title_word_the_whole_library_uses_pulls_little(tmp_path: Path) -> Non
     assert after["img"] < 0.3 * before["img"]  # "cluster": every paper's text has it
     assert after["sig"] > 0.8 * before["sig"]  # "dc-signr": only its paper's text
     assert RANK.rarity(0, 10) == 1.0 and RANK.rarity(10, 10) < 0.1
+
+
+@pytest.mark.parametrize(
+    ("level", "body", "lead"), [(0, [], []), (1, ["flu"], []), (2, ["flu"], ["flu"])]
+)
+def test_where_a_documents_title_is_scored_besides_its_pull(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: int, body: list[str], lead: list[str]
+) -> None:
+    """Every snippet's retrieval text opens with ``[DOC: title]``, and its path with the
+    title when that is the first heading: ``TITLE_TERMS`` says where a title word is
+    scored besides the title pull (2: body and lead; 1: body; 0: the pull alone)."""
+    monkeypatch.setattr(lexical, "TITLE_TERMS", level)
+    title = "Influenza in birds"
+    texts = {
+        "flu": (title, [retrieval_prefix(title, [title, "Methods"], []) + "We sampled ducks."]),
+        "obs": ("Records", [retrieval_prefix("Records", ["Cases"], []) + "Influenza rose."]),
+    }
+    index = small_index(tmp_path / "lex", texts)
+    flu = words("influenza")
+    assert {m.doc_id for m in index.search(flu, [], {}, Filters(), 10)} == {"obs", *body}
+    assert [m.doc_id for m in index.search(["zzz"], flu, {}, Filters(), 10)] == lead
+    method = words("methods")
+    assert [m.doc_id for m in index.search(method, method, {}, Filters(), 10)] == ["flu"]
+    assert set(focus(index.docs, flu, index.elsewhere)) == {"flu"}

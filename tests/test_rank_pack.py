@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.chunk.concepts import prefix_lead, retrieval_prefix
+from pipeline.chunk.concepts import prefix_lead, prefix_without, retrieval_prefix
 from pipeline.chunk.tokens import Estimator
 from pipeline.index.words import query_words
 from pipeline.retrieve import context
@@ -82,6 +82,26 @@ def test_the_lead_is_the_path_and_table_parts_of_the_prefix() -> None:
     assert prefix_lead(prefix + "body") == "Part I > Notes ] x Cap — 2018 | 2019"
     assert prefix_lead(retrieval_prefix("Doc", [], ["k1"]) + "body") == ""
     assert prefix_lead("no prefix at all") == ""
+    # The document's own title as the path's first step is the title, not a lead.
+    titled = retrieval_prefix("A Study", ["a  study", "Methods"], ["k1"], "Cap") + "body"
+    assert prefix_lead(titled, "A Study") == "Methods Cap"
+    assert prefix_lead(titled, "Other") == "a  study > Methods Cap"
+
+
+def test_prefix_without_drops_only_the_doc_part_of_the_prefix() -> None:
+    prefix = retrieval_prefix("Doc [draft] x", ["Part I"], ["k1"], "Cap")
+    assert (
+        prefix_without(prefix + "body", ["DOC"])
+        == "[PATH: Part I] [TABLE: Cap] [CONCEPTS: k1]\n\nbody"
+    )
+    assert prefix_without(retrieval_prefix("Doc", [], []) + "body", ["DOC"]) == "\n\nbody"
+    titled = retrieval_prefix("Doc", ["doc", "Intro"], []) + "body"
+    assert prefix_without(titled, ["DOC"], "Doc") == "[PATH: Intro]\n\nbody"
+    assert (
+        prefix_without(retrieval_prefix("Doc", ["Doc"], ["k"]) + "b", ["DOC"], "Doc")
+        == "[CONCEPTS: k]\n\nb"
+    )
+    assert prefix_without("no prefix at all", ["DOC"]) == "no prefix at all"
 
 
 def test_a_named_statement_adds_the_titles_filings_print() -> None:

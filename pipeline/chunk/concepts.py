@@ -6,7 +6,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from operator import mul
 
 from ..text.stopwords import CONCEPT_STOPWORDS
@@ -75,16 +75,49 @@ def retrieval_prefix(
     return " ".join(parts) + "\n\n"
 
 
-_LEAD = re.compile(r"\[(?:PATH|TABLE): (.*?)\](?= \[(?:TABLE|CONCEPTS): |$)")
+_PART = re.compile(r"\[(DOC|PATH|TABLE|CONCEPTS): (.*?)\](?= \[(?:PATH|TABLE|CONCEPTS): |$)")
 
 
-def prefix_lead(retrieval_text: str) -> str:
+def _prefix_parts(
+    retrieval_text: str, title: str, drop: Collection[str] = ("DOC",)
+) -> tuple[list[tuple[str, str]], str]:
+    """The parts of a retrieval prefix (kind, text) but those of a kind in ``drop``, and
+    the path's first step when it is ``title`` (the document's first heading is its
+    title); and the text after the prefix. No prefix: no parts, the text itself."""
+    if not retrieval_text.startswith("[DOC: "):
+        return [], retrieval_text
+    first, _, rest = retrieval_text.partition("\n\n")
+    parts = []
+    for kind, value in _PART.findall(first):
+        if kind == "PATH" and title:
+            steps = value.split(" > ")
+            value = " > ".join(steps[1:] if _folded(steps[0]) == _folded(title) else steps)
+        if kind not in drop and value:
+            parts.append((kind, value))
+    return parts, rest
+
+
+def prefix_lead(retrieval_text: str, title: str = "") -> str:
     """What a chunk is titled by: the path and table parts of its retrieval prefix
-    (``retrieval_prefix``'s first line), without the document title and concepts."""
-    first = retrieval_text.split("\n\n", 1)[0]
-    if not first.startswith("[DOC: "):
-        return ""
-    return " ".join(_LEAD.findall(first))
+    (``retrieval_prefix``'s first line), without the document title and concepts; with
+    ``title``, a path that opens with it loses that step too."""
+    parts, _ = _prefix_parts(retrieval_text, title)
+    return " ".join(value for kind, value in parts if kind in ("PATH", "TABLE"))
+
+
+def prefix_without(retrieval_text: str, drop: Collection[str], title: str = "") -> str:
+    """The retrieval text without the prefix parts of a kind in ``drop`` (``DOC``,
+    ``PATH``, ``TABLE``, ``CONCEPTS``) and, with ``title``, without the path's first step
+    when that is the title: e.g. what a chunk says and where in its document it stands,
+    but not which document."""
+    if not retrieval_text.startswith("[DOC: ") or not (drop or title):
+        return retrieval_text
+    parts, rest = _prefix_parts(retrieval_text, title, drop)
+    return " ".join(f"[{kind}: {value}]" for kind, value in parts) + "\n\n" + rest
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def fit_prefix(

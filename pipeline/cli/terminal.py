@@ -76,7 +76,7 @@ def elide_middle(text: str, width: int) -> str:
         return text[:width]
     tail = (width - 1) * 2 // 3  # the end of a path (its file name) says more
     head = width - 1 - tail
-    return f"{text[:head]}…{text[len(text) - tail:]}"
+    return f"{text[:head]}…{text[len(text) - tail :]}"
 
 
 def elide_end(text: str, width: int) -> str:

@@ -33,8 +33,7 @@ def encode_headings(headings: Sequence[StoredHeading]) -> str | None:
     if not headings:
         return None
     rows = [
-        [h.depth, h.title, h.char_start, h.char_end, h.page_start, h.page_end]
-        for h in headings
+        [h.depth, h.title, h.char_start, h.char_end, h.page_start, h.page_end] for h in headings
     ]
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
 

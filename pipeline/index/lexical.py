@@ -30,17 +30,27 @@ from typing import Any
 
 import tantivy
 
-from ..chunk.concepts import prefix_lead
+from ..chunk.concepts import prefix_lead, prefix_without
 from ..errors import FolioError
 from .filters import Filters
 from .words import words
 
-FORMAT = 3  # of the saved index; another one is rebuilt
+FORMAT = 4  # of the saved index; another one is rebuilt
 # The lead scored as a field of its own, added with this weight: measured with
 # scripts/eval_retrieval.py, a question naming a statement ("balance sheet") finds the
 # statement's snippets instead of prose that repeats the words (financebench-dev, right
 # filing: evidence page in the top 4 snippets 47 -> 79%; chunking-eval unchanged).
 LEAD_WEIGHT = 1.0
+# Where a snippet's document title is scored besides the ranking's title pull: 2, in
+# its body (the retrieval text's ``[DOC: …]`` and a path that opens with the title) and
+# its lead; 1, in its body only; 0, nowhere else (once per document, by the pull, weighted
+# by how rare each word is in the rest of the library). Measured leave-one-set-out, see
+# docs/design.md. It changes what the index holds: FORMAT goes up with it.
+TITLE_TERMS = 1
+# Whether a snippet's body carries its section's concepts (the retrieval text's
+# ``[CONCEPTS: …]``, the section's most distinctive terms, the same in each of its
+# snippets). Measured leave-one-set-out, see docs/design.md; FORMAT goes up with it.
+CONCEPT_TERMS = True
 META_FILE = "folio.json"
 HEAP = 64_000_000  # the writer's indexing buffer (tantivy's minimum is 15 MB)
 SNIPPET_FIELDS = (
@@ -210,7 +220,6 @@ class LexicalIndex:
         out.sort(key=lambda m: (-m.score, m.doc_id, m.order))
         return out[:k]
 
-
     def elsewhere(self, term: str, doc_ids: Sequence[str]) -> tuple[int, int]:
         """How many snippets outside ``doc_ids`` hold ``term`` in their text, and how
         many snippets lie outside them: how common a title's word is in the rest of
@@ -335,7 +344,7 @@ class LexicalWriter:
         """A document's snippets (stored chunk records, ``SNIPPET_FIELDS``), the first
         one carrying its catalog entry."""
         for n, snippet in enumerate(snippets):
-            row = _snippet_row(snippet, doc.format)
+            row = _snippet_row(snippet, doc)
             if n == 0:
                 row.add_text("head", "1")
                 row.add_bytes("info", json.dumps(asdict(doc)).encode())
@@ -359,16 +368,19 @@ class LexicalWriter:
             self._writer.wait_merging_threads()
 
 
-def _snippet_row(snippet: Mapping[str, Any], fmt: str) -> Any:
+def _snippet_row(snippet: Mapping[str, Any], doc: DocInfo) -> Any:
     row = tantivy.Document()
     row.add_text("id", str(snippet["id"]))
     row.add_text("doc_id", str(snippet["doc_id"]))
     row.add_bytes("parent", str(snippet.get("parent_id") or "").encode())
-    row.add_text("format", fmt)
+    row.add_text("format", doc.format)
     row.add_unsigned("order", int(snippet.get("chunk_index") or 0))
     text = str(snippet.get("retrieval_text") or "")
-    row.add_text("body", " ".join(words(text)))
-    row.add_text("lead", " ".join(words(prefix_lead(text))))
+    drop = {"DOC"} if TITLE_TERMS < 1 else set()
+    drop |= set() if CONCEPT_TERMS else {"CONCEPTS"}
+    body = prefix_without(text, drop, "" if TITLE_TERMS >= 1 else doc.title)
+    row.add_text("body", " ".join(words(body)))
+    row.add_text("lead", " ".join(words(prefix_lead(text, "" if TITLE_TERMS >= 2 else doc.title))))
     for hint in snippet.get("content_hints") or ():
         row.add_text("hints", str(hint))
     row.add_boolean("table", bool(snippet.get("contains_table")))

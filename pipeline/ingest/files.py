@@ -28,9 +28,7 @@ class Failure:
     reason: str
 
 
-def discover(
-    paths: Sequence[str], *, missing_ok: bool = False
-) -> tuple[list[Path], list[Failure]]:
+def discover(paths: Sequence[str], *, missing_ok: bool = False) -> tuple[list[Path], list[Failure]]:
     """Supported files under ``paths`` as absolute, resolved paths, each once (files as
     given; folders recursively, sorted, symlinked folders not followed so loops cannot
     happen). A path that does not exist is a failure unless ``missing_ok`` (a prune of

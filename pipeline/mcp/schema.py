@@ -95,8 +95,9 @@ class SearchHit(ChunkRef):
 
 class SearchPage(_Record):
     query: str
-    found: int = Field(description="matching chunks in all pages; an empty page past the end "
-                       "still counts them")
+    found: int = Field(
+        description="matching chunks in all pages; an empty page past the end still counts them"
+    )
     page: int
     per_page: int
     hits: tuple[SearchHit, ...]

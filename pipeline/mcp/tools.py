@@ -51,9 +51,7 @@ class FolioMCP(MCPServer):
         super().__init__(*args, **kwargs)
         self.arguments: dict[str, tuple[str, ...]] = {}  # tool -> the names it takes
 
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Any = None
-    ) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         known = self.arguments.get(name)
         unknown = [a for a in arguments if known is not None and a not in known]
         if known is not None and unknown:

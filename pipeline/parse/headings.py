@@ -16,6 +16,8 @@ _PIPE_TABLE = re.compile(
     r"\|[^\n]*\|[ \t]*\n\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*(\n|$)"
 )
 _PARA_SPLIT = re.compile(r"\n[ \t]*\n")
+
+
 def parse_text(src: str, *, heuristics: bool | None = None) -> tuple[list[Block], array[int], int]:
     """Blocks of flat text: paragraphs separated by blank lines; ATX lines are headings.
 

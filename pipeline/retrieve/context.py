@@ -113,9 +113,7 @@ class PageMap:
         return self.numbers[first], self.numbers[last], printed_labels(*ends)
 
 
-def printed_labels(
-    first: tuple[int, str | None], last: tuple[int, str | None]
-) -> tuple[str, ...]:
+def printed_labels(first: tuple[int, str | None], last: tuple[int, str | None]) -> tuple[str, ...]:
     """The labels to print for a page range, from its first and last (physical number,
     label): the range ``("xii", "xiv")``, one label for one page, none when the labels
     say what the numbers say, or an end has none (half a range would read as one page).
