@@ -27,9 +27,9 @@ Every server it started is stopped at the end (``folio server stop`` per home), 
 error, Ctrl-C or SIGTERM. The generated data lives under ``--dir`` (default
 ``/tmp/bench-scale``), never in the repository.
 
-    python scripts/bench/bench_scale.py                                  # 10k and 100k
-    python scripts/bench/bench_scale.py --sizes 10000 --keep --json /tmp/scale-10k.json
-    python scripts/bench/bench_scale.py --sizes 10000 --reuse            # skip build and ingest
+    python scripts/bench_scale.py                                  # 10k and 100k
+    python scripts/bench_scale.py --sizes 10000 --keep --json /tmp/scale-10k.json
+    python scripts/bench_scale.py --sizes 10000 --reuse            # skip build and ingest
 """
 
 from __future__ import annotations
