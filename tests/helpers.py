@@ -97,10 +97,13 @@ SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
 def load_script(name: str) -> ModuleType:
-    """``scripts/<name>.py`` as a module; scripts/ goes on the path for the scripts it imports."""
-    if str(SCRIPTS) not in sys.path:
-        sys.path.insert(0, str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+    """``scripts/<room>/<name>.py`` as a module; every room goes on the path for the scripts
+    it imports (scripts/shared/rooms.py)."""
+    (path,) = SCRIPTS.glob(f"*/{name}.py")
+    if str(SCRIPTS / "shared") not in sys.path:
+        sys.path.insert(0, str(SCRIPTS / "shared"))
+    importlib.import_module("rooms")
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up

@@ -1,5 +1,5 @@
 """Hypothesis strategies for markdown built from random mixtures of every block type
-(shared by the property tests and `scripts/fuzz_chunker.py`)."""
+(shared by the property tests and `scripts/check/fuzz_chunker.py`)."""
 
 from __future__ import annotations
 

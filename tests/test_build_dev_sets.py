@@ -1,4 +1,4 @@
-"""``scripts/build_dev_sets.py``: the parts that need no mirror: the truth rules on tiny
+"""``scripts/devsets/build_dev_sets.py``: the parts that need no mirror: the truth rules on tiny
 generated sources, the sha256 check naming the file and both hashes, and mirror reads
 from a git repository made here."""
 

@@ -1,4 +1,4 @@
-"""The covid-qa set (``scripts/build_qa_set.py``, ``qa_sets.load_covid_qa``): answers
+"""The covid-qa set (``scripts/devsets/build_qa_set.py``, ``qa_sets.load_covid_qa``): answers
 moved to where their text stands, articles not marked cc-by left out, offsets that select
 the answer in the Markdown file Folio reads as it is, and the loader's message when the
 set is not built."""

@@ -1,4 +1,4 @@
-"""``scripts/check_pdfs.py``: each PDF extracted and chunked in a supervised worker, counted
+"""``scripts/check/check_pdfs.py``: each PDF extracted and chunked in a supervised worker, counted
 ingested, empty or failed with its reason."""
 
 from __future__ import annotations

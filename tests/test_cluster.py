@@ -1,11 +1,11 @@
-"""Folio against a real 3-node Typesense Raft cluster (``scripts/cluster.py``): the ingest
+"""Folio against a real 3-node Typesense Raft cluster (``scripts/cluster/cluster.py``): the ingest
 survives a follower kill and a leader kill (-9, by pid) with Folio's own retry settings,
 and every node converges to exactly the expected documents.
 
 The short tests run in CI (~35-45 s each: cluster start ~11 s, election ~8-10 s, the
 dead node waited for ~10 s; two followers made to lose a write and restarted). The
 ``slow`` ones add node restarts and run the whole drill of
-``scripts/cluster_failover.py --quick`` (loss of quorum included)."""
+``scripts/cluster/cluster_failover.py --quick`` (loss of quorum included)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def _load_cluster() -> ModuleType:
     name = "folio_cluster_script"
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "cluster.py")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / "cluster" / "cluster.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
@@ -98,7 +98,7 @@ def test_ingest_survives_leader_kill(
     rides out the election with Folio's default retries and both survivors end with
     exactly the expected documents. Restarting killed nodes is left to the slow tests:
     Typesense 0.24.1 can lose early writes on a node restarted before its first
-    snapshot (see scripts/cluster_failover.py), which would make CI flaky."""
+    snapshot (see scripts/cluster/cluster_failover.py), which would make CI flaky."""
     files = small_library(tmp_path / "lib")
     expected = expected_docs(files)
     settings = ServerSettings(
@@ -329,7 +329,7 @@ def test_ingest_survives_follower_and_leader_kill(cluster: Any, tmp_path: Path) 
 
 
 def test_cluster_cli_up_status_kill_restart_down(tmp_path: Path) -> None:
-    script = [sys.executable, str(ROOT / "scripts" / "cluster.py")]
+    script = [sys.executable, str(ROOT / "scripts" / "cluster" / "cluster.py")]
     d = str(tmp_path / "c")
     try:
         up = subprocess.run(
@@ -370,9 +370,11 @@ def test_failover_drill_quick() -> None:
     """The full drill (follower, then leader: no quorum; restarts) on 120 corpus files."""
     data = os.environ.get("FOLIO_DATA")
     if not data or not (Path(data) / "corpus" / "markdown").is_dir():
-        pytest.skip("set FOLIO_DATA to the folder holding corpus/markdown (scripts/data_dir.py)")
+        pytest.skip(
+            "set FOLIO_DATA to the folder holding corpus/markdown (scripts/shared/data_dir.py)"
+        )
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "cluster_failover.py"), "--quick"],
+        [sys.executable, str(ROOT / "scripts" / "cluster" / "cluster_failover.py"), "--quick"],
         capture_output=True,
         text=True,
         timeout=600,

@@ -1,4 +1,4 @@
-"""The matcher of ``scripts/eval_headings.py``: which found heading lines count for which
+"""The matcher of ``scripts/eval/eval_headings.py``: which found heading lines count for which
 outline entries (no corpus)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The metrics and baseline pieces of ``scripts/eval_retrieval.py`` on tiny inline inputs
+"""The metrics and baseline pieces of ``scripts/eval/eval_retrieval.py`` on tiny inline inputs
 (no server, no shared corpus)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The metrics of ``scripts/eval_structure.py`` on tiny inline books (no corpus)."""
+"""The metrics of ``scripts/eval/eval_structure.py`` on tiny inline books (no corpus)."""
 
 from __future__ import annotations
 

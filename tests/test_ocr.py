@@ -169,7 +169,7 @@ def test_a_made_scan_reads_back_the_words_of_its_text_layer(made: dict[str, Path
     assert scan.info.extra["ocr_pages"] == [1, 2]
     assert len(scan.pages) == len(truth.pages) == 2
     # word accuracy: the share of the original's words (\w+, lower-cased) that came back,
-    # as a multiset overlap (scripts/check_ocr.py)
+    # as a multiset overlap (scripts/check/check_ocr.py)
     assert check_ocr.word_accuracy(truth.text, scan.text) >= 0.95
     for want, got in zip(page_texts(truth), page_texts(scan), strict=True):
         assert check_ocr.word_accuracy(want, got) >= 0.95  # each page's words on its page

@@ -1,4 +1,4 @@
-"""The question sets of the retrieval evaluation (``scripts/qa_sets.py``): the docugami
+"""The question sets of the retrieval evaluation (``scripts/eval/qa_sets.py``): the docugami
 answers' figures and sources, the committed split, and the per-half scoring."""
 
 from __future__ import annotations

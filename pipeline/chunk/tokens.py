@@ -4,7 +4,7 @@ The estimator replays BERT-uncased WordPiece (the all-MiniLM vocabulary, shipped
 ``pipeline/data/wordpiece_uncased.txt``) in pure Python: lowercase, strip accents, split on
 whitespace, punctuation and CJK ideographs, then greedy longest-match subwords, memoized per
 whitespace-delimited chunk. It matches the real tokenizer except where that emits [UNK] (see
-``_pieces``), where it counts more; ``scripts/bench_tokens.py`` measures it on a real corpus.
+``_pieces``), where it counts more; ``scripts/bench/bench_tokens.py`` measures it on a real corpus.
 """
 
 from __future__ import annotations

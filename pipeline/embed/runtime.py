@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-# Padded positions per batch. scripts/bench_embed.py found no difference beyond noise
+# Padded positions per batch. scripts/bench/bench_embed.py found no difference beyond noise
 # between 2048 and 8192; batches sorted by length are what cut padding (~25% fewer positions).
 TOKEN_BUDGET = 4096
 # Dynamic int8 quantisation scales a run's activations by one factor for the whole batch, so

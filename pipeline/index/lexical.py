@@ -37,7 +37,7 @@ from .words import words
 
 FORMAT = 4  # of the saved index; another one is rebuilt
 # The lead scored as a field of its own, added with this weight: measured with
-# scripts/eval_retrieval.py, a question naming a statement ("balance sheet") finds the
+# scripts/eval/eval_retrieval.py, a question naming a statement ("balance sheet") finds the
 # statement's snippets instead of prose that repeats the words (financebench-dev, right
 # filing: evidence page in the top 4 snippets 47 -> 79%; chunking-eval unchanged).
 LEAD_WEIGHT = 1.0

@@ -3,7 +3,7 @@
 A cluster acknowledges a write once a majority of its nodes has logged it; every node
 applies it afterwards, and a client that round-robins over the nodes reads whichever one
 it meets. Typesense 0.24.1 was seen to lose an acknowledged batch on a node that was
-killed and restarted (``scripts/cluster_failover.py``): the ingest said every document was
+killed and restarted (``scripts/cluster/cluster_failover.py``): the ingest said every document was
 stored, a count through the round-robin client agreed (another node answered it), and the
 searches that reached that node missed the document. So what a node holds is asked of that
 node, through a client of its own. A single node is the whole answer: nothing more is

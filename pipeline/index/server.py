@@ -36,7 +36,7 @@ log = logging.getLogger("folio.server")
 
 START_TIMEOUT = 90.0  # an empty or small library
 # Typesense loads every collection into memory before it answers: 1 GiB of data (100k
-# snippets with their sections) took 76-165 s on 2 busy cores (scripts/bench_scale.py).
+# snippets with their sections) took 76-165 s on 2 busy cores (scripts/bench/bench_scale.py).
 LOAD_S_PER_GIB = 240.0
 STOP_TIMEOUT = 20.0
 

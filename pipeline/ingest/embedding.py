@@ -2,7 +2,7 @@
 
 The workers only extract and chunk: a model in each worker held its own arrays (105
 snippets: peak summed PSS 711 MiB with two embedding workers, 427 MiB with one model here;
-scripts/bench_embed.py --ingest). Results are embedded on the index thread, which
+scripts/bench/bench_embed.py --ingest). Results are embedded on the index thread, which
 overlaps with the workers' next files; documents stored without vectors of the current
 model (ingested before the weights were installed, with ``--no-embed`` or with another
 model) get them from their stored snippets' text, without being extracted again.
@@ -25,7 +25,7 @@ from .process import FileResult
 from .report import Report
 
 # Texts per call of the model: bounds the arrays alive at once (the model batches
-# by padded length inside a call); measured in scripts/bench_ingest.py --embed.
+# by padded length inside a call); measured in scripts/bench/bench_ingest.py --embed.
 TEXTS_PER_CALL = 256
 
 

@@ -23,7 +23,7 @@ MIN_PIECE = 64  # tokens left worth a piece of a snippet that did not fit whole
 PAD = 2  # sentences kept beside the ones a question points at (``Packer.trim``)
 # The best this many snippets enter whole, not trimmed (``Packer.add``): the best match is
 # the likeliest answer, and a story's scene or an argument needs its surroundings, not two
-# sentences of them. Measured left one set out (scripts/eval_loso.py, 2,000 tokens, docs/
+# sentences of them. Measured left one set out (scripts/eval/eval_loso.py, 2,000 tokens, docs/
 # design.md): fairytaleqa whole evidence, hybrid, tuning/report 63.4/55.6 -> 69.5/59.4;
 # chunking-eval, financebench-dev, docugami-10q hybrid unchanged, covid-qa within a point.
 WHOLE = 1
@@ -231,7 +231,7 @@ class Packer:
 
         A snippet runs to ~420 tokens, often a few lines of answer among unrelated ones
         (a filing's paragraph of figures, one point of a list); the lines cut away leave
-        room for the next snippet. Measured (scripts/eval_retrieval.py, 2,000 tokens),
+        room for the next snippet. Measured (scripts/eval/eval_retrieval.py, 2,000 tokens),
         the padding chosen on chunking-eval's tuning half, lexical reference in context:
         no trim 93.5, pad 0/1/2/3: 90.5/93.1/94.4/93.5; report half 93.4 -> 94.2 at 2
         (finance 87.6 -> 89.7); with the table header kept, docugami-10q figure recall,
@@ -259,7 +259,7 @@ class Packer:
 
         Snippets run to ~420 tokens, so at 2,000 tokens four fit and the fifth, often
         the one holding the answer, was skipped while 150-250 tokens stayed unused.
-        Measured at 2,000 tokens, lexical/hybrid (scripts/eval_retrieval.py): chunking-eval
+        Measured at 2,000 tokens, lexical/hybrid (scripts/eval/eval_retrieval.py): chunking-eval
         reference in context, tuning half 92.6/92.2 -> 92.6/92.6, report half 92.5/91.3
         -> 93.8/92.9; with the period scope of ``arrange`` as well, docugami-10q figure
         recall tuning 40.2/50.9 -> 42.9/52.3, report 35.0/48.2 -> 37.1/49.3, and

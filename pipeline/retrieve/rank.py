@@ -19,7 +19,7 @@ MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
 POOL = 50  # candidates taken from each ranking before fusion
 # BM25 points per unit of title match (see ``focus``). A question that names a company or
 # a book should be answered from it: at 1.0 another filing that repeats the question's
-# words outranked the named one. Measured (scripts/eval_retrieval.py, 2,000 tokens), tuning
+# words outranked the named one. Measured (scripts/eval/eval_retrieval.py, 2,000 tokens), tuning
 # half for the choice, report half to keep it: docugami-10q figure recall, lexical/hybrid,
 # weight 1 -> 2 -> 4 -> 8 -> 16: tuning 26.9/43.9 -> 32.2/43.4 -> 38.1/49.9 -> 40.2/50.9 ->
 # 39.6/52.1 (a plateau from 8), report 16.3/31.1 -> 35.0/48.2 at 8; financebench-dev
@@ -92,7 +92,7 @@ def rarity(found: int, rows: int) -> float:
 
 # The share of a period's pull that a document keeps when the question names no subject of
 # its title. 1.0: every title word pulls alike, as before this constant. Left one set out
-# over the four dev sets (scripts/eval_loso.py, docs/design.md) no tuning half moved
+# over the four dev sets (scripts/eval/eval_loso.py, docs/design.md) no tuning half moved
 # between 0, 0.5 and 1, so the value in force stays: the dev questions name their filings
 # by title words; the held-out ones that did not are what 0 would be for.
 PERIOD_ALONE = 1.0
@@ -187,7 +187,7 @@ class Fusion:
     dense_weight: float
 
 
-# Measured on both dev QA sets (scripts/eval_retrieval.py): when BM25's best snippet stands
+# Measured on both dev QA sets (scripts/eval/eval_retrieval.py): when BM25's best snippet stands
 # well above the rest, the question's rare words have found the passage and dense search
 # mostly adds noise (chunking-eval); when BM25 is flat, as when a question names a filing
 # and asks in words every filing uses, the dense list finds the passage (financebench).

@@ -472,7 +472,7 @@ _INFO_FIELDS = (
     ("created", "CreationDate"),
 )
 
-# the name scripts/eval_structure.py imports
+# the name scripts/eval/eval_structure.py imports
 open_reader = open_pdf
 
 
