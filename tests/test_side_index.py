@@ -139,7 +139,8 @@ def _garbage_folio_meta(path: Path) -> None:
 def _rows_without_catalog(path: Path) -> None:
     writer = lexical.LexicalWriter(path)
     snippet = {"id": "stray", "doc_id": "stray", "retrieval_text": "stray words"}
-    writer._writer.add_document(lexical._snippet_row(snippet, "markdown"))
+    doc = lexical.DocInfo("stray", "Stray", "stray.md", "markdown", 1, "")
+    writer._writer.add_document(lexical._snippet_row(snippet, doc))
     writer._writer.commit()
     writer.close()
 
