@@ -49,7 +49,8 @@ LEAD_WEIGHT = 1.0
 TITLE_TERMS = 1
 # Whether a snippet's body carries its section's concepts (the retrieval text's
 # ``[CONCEPTS: …]``, the section's most distinctive terms, the same in each of its
-# snippets). Measured leave-one-set-out, see docs/design.md; FORMAT goes up with it.
+# snippets). Measured leave-one-set-out (no signal either way: it stays), see
+# docs/design.md; FORMAT goes up with it.
 CONCEPT_TERMS = True
 META_FILE = "folio.json"
 HEAP = 64_000_000  # the writer's indexing buffer (tantivy's minimum is 15 MB)
