@@ -560,13 +560,16 @@ def _proc_status(pid: str | int) -> dict[str, int]:
 
 
 def disk_bytes(path: Path) -> int:
-    """Space allocated to the files under ``path`` (as ``du``), 0 when it is missing."""
-    total = 0
+    """Space allocated to the files under ``path`` (as ``du``), 0 when it is missing. A
+    file with several links counts once: Typesense's snapshot hard-links the files of
+    its RocksDB, and counting each link made ``typesense-data`` up to twice its size."""
+    seen: dict[tuple[int, int], int] = {}
     for root, _, files in os.walk(path):
         for name in files:
             with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(root, name)).st_blocks * 512
-    return total
+                st = os.lstat(os.path.join(root, name))
+                seen[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+    return sum(seen.values())
 
 
 def machine_load() -> dict[str, float]:
