@@ -23,13 +23,21 @@ stop``, then ``folio server start``, which returns once the server is ready) and
 The load average is noted at the start and the end of every size: the machine may be
 shared, and other work moves every number.
 
+``--stages K`` ingests a size as a growing library instead: its files are moved in a K-th
+at a time, with a ``folio ingest`` after each part (every part's files, snippets, wall and
+rate are kept and printed in a second table); ``--ingest-minutes M`` then starts no part
+that the last part's time says would end past M minutes, deletes the files never moved
+in, and measures the size reached (the row ``files in the library ingested``, beside
+``files built``): the largest size that fits in the time at hand, stated.
+
 Every server it started is stopped at the end (``folio server stop`` per home), also on
 error, Ctrl-C or SIGTERM. The generated data lives under ``--dir`` (default
 ``/tmp/bench-scale``), never in the repository.
 
-    python scripts/bench_scale.py                                  # 10k and 100k
-    python scripts/bench_scale.py --sizes 10000 --keep --json /tmp/scale-10k.json
-    python scripts/bench_scale.py --sizes 10000 --reuse            # skip build and ingest
+    python scripts/bench/bench_scale.py                                  # 10k and 100k
+    python scripts/bench/bench_scale.py --sizes 10000 --keep --json /tmp/scale-10k.json
+    python scripts/bench/bench_scale.py --sizes 10000 --reuse            # skip build and ingest
+    python scripts/bench/bench_scale.py --sizes 1000000 --stages 20 --ingest-minutes 100 --keep
 """
 
 from __future__ import annotations
@@ -553,16 +561,17 @@ def _proc_status(pid: str | int) -> dict[str, int]:
 # --------------------------------------------------------------------------- measuring
 
 
-
-
 def disk_bytes(path: Path) -> int:
-    """Space allocated to the files under ``path`` (as ``du``), 0 when it is missing."""
-    total = 0
+    """Space allocated to the files under ``path`` (as ``du``), 0 when it is missing. A
+    file with several links counts once: Typesense's snapshot hard-links the files of
+    its RocksDB, and counting each link made ``typesense-data`` up to twice its size."""
+    seen: dict[tuple[int, int], int] = {}
     for root, _, files in os.walk(path):
         for name in files:
             with contextlib.suppress(OSError):
-                total += os.lstat(os.path.join(root, name)).st_blocks * 512
-    return total
+                st = os.lstat(os.path.join(root, name))
+                seen[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+    return sum(seen.values())
 
 
 def machine_load() -> dict[str, float]:
@@ -626,28 +635,98 @@ def pipeline_commit() -> str:
     return (last or "?") + ("+dirty" if dirty else "")
 
 
-def step_full_ingest(s: Size) -> None:
-    s.log(f"  full ingest of {s.lib} ...")
-    s.row["load_before_ingest"] = os.getloadavg()[0]
-    s.row["ingest_pipeline"] = pipeline_commit()
+def _parts(files: Sequence[Path], stages: int) -> list[list[Path]]:
+    """``files`` in ``stages`` runs of about equal length, in order."""
+    n = len(files)
+    return [list(files[i * n // stages : (i + 1) * n // stages]) for i in range(stages)]
+
+
+def _ingest_part(s: Size, part: int, files: int) -> Row:
+    """One ``folio ingest`` of the library as it stands; its numbers as a row."""
+    load = os.getloadavg()[0]
     args = ["ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args]
     run = s.folio.run(*args, timeout=LONG, check=False)
     report = run.json()
     if run.code != 0:
         s.log(f"  warning: ingest exited {run.code}: {len(report.get('failed', []))} failed")
-    s.record("ingest", run)
-    s.row |= {
-        "ingest_code": run.code,
-        "files_ingested": len(report["ingested"]),
-        "files_failed": len(report["failed"]),
-        "sections": report["sections"],
+    out = {
+        "part": part,
+        "files_added": files,
+        "code": run.code,
+        "ingested": len(report["ingested"]),
+        "failed": len(report["failed"]),
         "snippets": report["snippets"],
+        "sections": report["sections"],
+        "wall_s": run.wall,
         "snippets_per_s": report["snippets"] / run.wall,
-        "chunks_per_s": (report["snippets"] + report["sections"]) / run.wall,
-        "ingest_report_s": report["seconds"],
+        "peak_rss_mib": run.peak_mib,
+        "report_s": report["seconds"],
+        "load_before": load,
+        "load_after": os.getloadavg()[0],
+    }
+    s.log(
+        f"  part {part}: +{files} files, {report['snippets']} snippets in {run.wall:.1f} s "
+        f"({out['snippets_per_s']:.0f}/s, load {load:.1f})"
+    )
+    return out
+
+
+def step_full_ingest(s: Size) -> None:
+    """The library ingested from empty: in one ``folio ingest``, or with ``--stages K``
+    as a growing library (its files moved in a K-th at a time, an ingest after each).
+    With ``--ingest-minutes`` no part starts that the last part's time says would end
+    past the limit; the files never moved in are deleted, and the size measured after is
+    the one reached (``files``, ``snippets``)."""
+    s.log(f"  full ingest of {s.lib} ...")
+    s.row["load_before_ingest"] = os.getloadavg()[0]
+    s.row["ingest_pipeline"] = pipeline_commit()
+    files = sorted(s.lib.glob("*.md"))
+    parts = _parts(files, min(s.args.stages, len(files)))
+    waiting = s.lib.with_name(s.lib.name + ".waiting")
+    if len(parts) > 1:
+        shutil.rmtree(waiting, ignore_errors=True)
+        waiting.mkdir()
+        for f in files:
+            f.rename(waiting / f.name)
+    limit = s.args.ingest_minutes * 60 if s.args.ingest_minutes else math.inf
+    rows: list[Row] = []
+    t0 = time.perf_counter()
+    try:
+        for i, part in enumerate(parts, 1):
+            if rows and time.perf_counter() - t0 + rows[-1]["wall_s"] > limit:
+                s.log(f"  --ingest-minutes reached: {len(parts) - len(rows)} part(s) left out")
+                break
+            for f in part if len(parts) > 1 else []:
+                (waiting / f.name).rename(f)
+            rows.append(_ingest_part(s, i, len(part)))
+    finally:
+        shutil.rmtree(waiting, ignore_errors=True)
+    _sum_parts(s, rows, len(files))
+
+
+def _sum_parts(s: Size, rows: Sequence[Row], built: int) -> None:
+    wall = sum(r["wall_s"] for r in rows)
+    snippets = sum(r["snippets"] for r in rows)
+    sections = sum(r["sections"] for r in rows)
+    s.row |= {
+        "ingest_s": wall,
+        "ingest_peak_rss_mib": max(r["peak_rss_mib"] for r in rows),
+        "ingest_code": max(r["code"] for r in rows),
+        "ingest_parts": list(rows),
+        "stages_run": len(rows),
+        "files_built": built,
+        "files": len(list(s.lib.glob("*.md"))),
+        "library_bytes": sum(f.stat().st_size for f in s.lib.glob("*.md")),
+        "files_ingested": sum(r["ingested"] for r in rows),
+        "files_failed": sum(r["failed"] for r in rows),
+        "sections": sections,
+        "snippets": snippets,
+        "snippets_per_s": snippets / wall,
+        "chunks_per_s": (snippets + sections) / wall,
+        "ingest_report_s": rows[-1]["report_s"],
         "load_after_ingest": os.getloadavg()[0],
     }
-    s.log(f"  {report['snippets']} snippets, {report['sections']} sections in {run.wall:.1f} s")
+    s.log(f"  {snippets} snippets, {sections} sections in {wall:.1f} s ({len(rows)} part(s))")
 
 
 def step_unchanged(s: Size) -> None:
@@ -961,7 +1040,9 @@ def _load(v: dict[str, float]) -> str:
 
 
 METRICS: list[tuple[str, str, Callable[[Any], str]]] = [
-    ("files", "files", _n),
+    ("files_built", "files built", _n),
+    ("files", "files in the library ingested", _n),
+    ("stages_run", "full ingest: parts run (--stages)", _n),
     ("snippets", "snippets (stored)", _n),
     ("sections", "sections (stored)", _n),
     ("library_bytes", "library MB", lambda v: f"{v / 1e6:,.0f}"),
@@ -1020,6 +1101,26 @@ def render(sizes: dict[str, Row]) -> str:
         if any(key in r for r in sizes.values()):
             rows.append([label, *(fmt(r[key]) if key in r else "-" for r in sizes.values())])
     return text_table(heads, rows[1:], right=range(1, len(heads)))
+
+
+def render_parts(sizes: dict[str, Row]) -> str:
+    """The full ingest's parts (``--stages``), one row each; empty without parts."""
+    heads = ["size", "part", "files added", "snippets", "wall s", "snippets/s", "load"]
+    rows = [
+        [
+            f"{int(k):,}",
+            str(p["part"]),
+            _n(p["files_added"]),
+            _n(p["snippets"]),
+            _s(p["wall_s"]),
+            _n(p["snippets_per_s"]),
+            f"{p['load_before']:.1f}",
+        ]
+        for k, r in sizes.items()
+        if len(r.get("ingest_parts", [])) > 1
+        for p in r["ingest_parts"]
+    ]
+    return text_table(heads, rows, right=range(1, len(heads))) if rows else ""
 
 
 def _rounded(value: Any) -> Any:
@@ -1082,6 +1183,22 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     add_budget(ap)
     ap.add_argument("--workers", type=int, default=None, help="ingest --workers")
+    ap.add_argument(
+        "--stages",
+        type=int,
+        default=1,
+        metavar="K",
+        help="full ingest as a growing library: a K-th of the files moved in, then "
+        "ingested, K times (default 1: one ingest of everything)",
+    )
+    ap.add_argument(
+        "--ingest-minutes",
+        type=float,
+        default=None,
+        metavar="M",
+        help="with --stages: start no part that would end after M minutes of ingest "
+        "(the last part's time); the size measured is the one reached",
+    )
     ap.add_argument("--seed", type=int, default=0, help="library and question seed (0)")
     ap.add_argument(
         "--folio", default=None, help="the folio command (default: folio beside this python)"
@@ -1094,6 +1211,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         ap.error("--sizes takes integers, e.g. 10000,100000")
     if not args.sizes or min(args.sizes) < 1 or args.questions < 1 or args.cli_runs < 1:
         ap.error("--sizes, --questions and --cli-runs must be positive")
+    if args.stages < 1 or (args.ingest_minutes is not None and args.ingest_minutes <= 0):
+        ap.error("--stages and --ingest-minutes must be positive")
     args.ingest_args = ["--workers", str(args.workers)] if args.workers else []
     args.dir = args.dir.resolve()
     return args
@@ -1182,6 +1301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     _write_json(args.json, out)
     if out["sizes"]:
         print(render(out["sizes"]))
+        print(render_parts(out["sizes"]))
     start, end = out["load_start"], out["load_end"]
     print(
         f"load average (1/5/15 min) at start {start['load1']:.2f}/{start['load5']:.2f}/"
