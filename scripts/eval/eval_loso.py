@@ -202,18 +202,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     current = float(getattr(importlib.import_module(module_name), attr))
     values = sorted({*args.values, current})
 
-    def methods(store: Any, names: dict[str, str]) -> list[ev.Method]:
-        return [
-            variant(ev.folio_method(store, mode, counter, names), args.constant, v)
-            for mode in args.modes
-            for v in values
-        ]
-
     def methods_at(store: Any, names: dict[str, str], value: float) -> list[ev.Method]:
         return [
             variant(ev.folio_method(store, mode, counter, names), args.constant, value)
             for mode in args.modes
         ]
+
+    def methods(store: Any, names: dict[str, str]) -> list[ev.Method]:
+        return [m for v in values for m in methods_at(store, names, v)]
 
     if args.rebuild is None:
         runs = [set_run(name, args, counter, methods, log) for name in args.sets]
