@@ -188,6 +188,28 @@ def test_an_entry_is_trusted_only_with_the_same_stat_and_old_timestamps() -> Non
     assert not Entry("0" * 64, future_mtime, seen_ns=10 * 10**9).trusted(future_mtime)
 
 
+def test_an_entry_whose_values_make_no_sense_is_not_trusted(tmp_path: Path) -> None:
+    """Entries are checked as their files are looked up: one that is not a hash and a
+    stat (a hand-edited cache) has its file hashed again, the others are still used."""
+    a, b = book(tmp_path / "a.md", "apples"), book(tmp_path / "b.md", "bananas")
+    time.sleep(PAST_RACY)
+    cache_file = tmp_path / "hashes.json"
+    cache = HashCache.load(cache_file)
+    hashed([a, b], Limits(), Report(), cache)
+    cache.save()
+    good = json.loads(cache_file.read_bytes())
+    for bad in (["Z" * 64], [None], [sha(a).upper()]):
+        raw = json.loads(json.dumps(good))
+        raw["files"][str(a)][0:1] = bad
+        cache_file.write_text(json.dumps(raw))
+        assert HashCache.load(cache_file).known(str(a), a.stat()) is None, bad
+        assert HashCache.load(cache_file).known(str(b), b.stat()) == sha(b)
+    raw = json.loads(json.dumps(good))
+    raw["files"][str(a)][-1] = "later"  # seen_ns not a number
+    cache_file.write_text(json.dumps(raw))
+    assert HashCache.load(cache_file).known(str(a), a.stat()) is None
+
+
 def test_a_file_rewritten_during_ingest_is_read_again_next_run(
     store: Store, tmp_path: Path
 ) -> None:
@@ -224,7 +246,7 @@ def test_a_cached_hash_the_bytes_do_not_match_is_forgotten(store: Store, tmp_pat
     target = book(lib / "a.md", "apples")
     ingest([str(lib)], CONFIG, store, ONE)
     wrong = Entry("f" * 64, Stat.of(target.stat()), seen_ns=time.time_ns() + 10 * RACY_NS)
-    cache = HashCache(hash_cache(store), {str(target): wrong})
+    cache = HashCache(hash_cache(store), {str(target): wrong.to_json()})
     cache.save()
     first = ingest([str(lib)], CONFIG, store, ONE)
     assert [(f.path, f.reason) for f in first.failed] == [(str(target), CHANGED)]

@@ -23,11 +23,13 @@ from pipeline import Library, make_config
 from pipeline.index import generation, lexical, side_index
 from pipeline.index.documents import delete_document
 from pipeline.index.keys import search_only_key
+from pipeline.index.records import DocumentRecord
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.settings import Node
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest
 from pipeline.retrieve import Filters, rank, retrieve
+from pipeline.shared.pathtext import stored
 
 from .test_ingest import copies, wait_for_complete
 
@@ -282,3 +284,34 @@ def test_bm25_finds_the_dense_passage_among_many_matches(store: Store, tmp_path:
     assert [h.id for h in again] == [h.id for h in best]
     ctx = retrieve(store, "quartz veins", 600, Filters(), mode="lexical")
     assert ctx.mode == "lexical" and "quartz veins" in ctx.items[0].text
+
+
+def test_the_catalog_of_typed_records_is_that_of_the_stored_rows() -> None:
+    """The ledger's catalog (``catalog_of_records``) is the one a read of the store gives
+    (``catalog_of``): the keeper's record over a copy's, complete documents only, a path
+    that is not UTF-8 in its stored form (else the index's rows of it differ from what a
+    reader compares them with)."""
+    odd = os.fsdecode(b"/lib/caf\xe9.md")
+
+    def row(i: str, doc: str, path: str, status: str = "complete") -> dict[str, object]:
+        return {
+            "id": i, "doc_id": doc, "path": path, "title": f"T {path}", "format": "markdown",
+            "bytes": 5, "sha256": doc, "status": status, "snippets": 3, "config": "c",
+        }  # fmt: skip
+
+    rows = [
+        row("b" * 64, "b" * 64, stored(odd)),
+        row("copy-1", "a" * 64, "/lib/0-copy.md", "duplicate"),
+        row("a" * 64, "a" * 64, "/lib/z-keeper.md"),
+        row("copy-2", "c" * 64, "/lib/only-copy.md"),  # complete, no keeper's record
+        row("d" * 64, "d" * 64, "/lib/failed.md", "failed"),
+    ]
+    records = [DocumentRecord.from_store(r) for r in rows]
+    assert records[0].path == odd  # as Python opens it
+    want = side_index.catalog_of(rows)
+    assert [(d.doc_id, d.path) for d in want] == [
+        ("a" * 64, "/lib/z-keeper.md"),
+        ("b" * 64, stored(odd)),
+        ("c" * 64, "/lib/only-copy.md"),
+    ]
+    assert side_index.catalog_of_records(records) == want

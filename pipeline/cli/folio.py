@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -276,6 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "config", None):
         # Every stage and worker process reads its own section of the same file.
         os.environ["FOLIO_CONFIG"] = str(Path(args.config).resolve())
+    # What exists now (modules, classes, the parser) lives as long as the process: the
+    # collector's full passes need not walk it again (two such passes over it were 70 ms
+    # of a one-file change in a library of 7,600 files).
+    gc.freeze()
     try:
         code: int = args.func(args)
     except LockBusy as exc:

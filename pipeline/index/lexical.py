@@ -32,7 +32,9 @@ import tantivy
 
 from ..chunk.concepts import prefix_lead, prefix_without
 from ..errors import FolioError
+from ..shared.pathtext import stored
 from .filters import Filters
+from .records import DocumentRecord
 from .words import words
 
 FORMAT = 4  # of the saved index; another one is rebuilt
@@ -98,6 +100,18 @@ class DocInfo:
             str(record.get("format") or ""),
             int(record.get("snippets") or 0),
             str(record.get("config") or ""),
+        )
+
+    @classmethod
+    def of_record(cls, record: DocumentRecord) -> DocInfo:
+        """``of`` the record typed (its path as the store holds it)."""
+        return cls(
+            record.doc_id,
+            record.title or "",
+            stored(record.path) if record.path else "",
+            record.format or "",
+            record.snippets or 0,
+            record.config or "",
         )
 
     def key(self) -> tuple[str, int, str, str, str]:

@@ -52,6 +52,7 @@ from .lexical import (
     UnwritableIndex,
 )
 from .lock import library_lock
+from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .server import healthy_at
 from .store import Store, quote
@@ -262,8 +263,9 @@ def _apply(
     it holds new, commit. Records and snippets are read from one node, so they agree."""
     store = _one_node(store)
     want = {d.doc_id: d for d in (complete_documents(store) if catalog is None else catalog)}
-    gone = [i for i, d in have.items() if i not in want or want[i].key() != d.key()]
-    new = [d for i, d in want.items() if i not in have or have[i].key() != d.key()]
+    # Most documents are one object in both (``Known``: the kept ones): ``is`` is enough.
+    gone = [i for i, d in have.items() if want.get(i) is not d and not _same(want.get(i), d)]
+    new = [d for i, d in want.items() if have.get(i) is not d and not _same(have.get(i), d)]
     for doc_id in gone:
         writer.remove(doc_id)
     short = _add(store, writer, new)
@@ -281,6 +283,11 @@ def _apply(
             "index for now",
             len(short),
         )
+
+
+def _same(a: DocInfo | None, b: DocInfo) -> bool:
+    """The index's rows of ``a`` are those of ``b`` (same doc_id, same ``key``)."""
+    return a is not None and a.key() == b.key()
 
 
 def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[str]:
@@ -365,12 +372,24 @@ def complete_documents(store: Store) -> list[DocInfo]:
 def catalog_of(rows: Iterable[Mapping[str, Any]]) -> list[DocInfo]:
     """The complete documents of these stored records (``status`` complete; all of them
     when the field is left out), one per doc_id, sorted by it."""
-    docs: dict[str, DocInfo] = {}
-    done = [r for r in rows if r.get("status", "complete") == "complete"]
-    # The keeper's record (id = doc_id) names the file the chunks cite, not a copy's.
-    for row in sorted(done, key=lambda r: (r.get("id") != r["doc_id"], str(r.get("path") or ""))):
-        docs.setdefault(str(row["doc_id"]), DocInfo.of(row))
-    return [docs[i] for i in sorted(docs)]
+    done = (r for r in rows if r.get("status", "complete") == "complete")
+    return _one_each((r.get("id") != r["doc_id"], DocInfo.of(r)) for r in done)
+
+
+def catalog_of_records(records: Iterable[DocumentRecord]) -> list[DocInfo]:
+    """``catalog_of`` the records typed."""
+    return _one_each((r.is_copy, DocInfo.of_record(r)) for r in records if r.status == "complete")
+
+
+def _one_each(docs: Iterable[tuple[bool, DocInfo]]) -> list[DocInfo]:
+    """One document per doc_id, sorted by it: from the keeper's record (not a copy's: it
+    names the file the chunks cite), else from the first path."""
+    chosen: dict[str, tuple[bool, DocInfo]] = {}
+    for copy, doc in docs:
+        held = chosen.get(doc.doc_id)
+        if held is None or (copy, doc.path) < (held[0], held[1].path):
+            chosen[doc.doc_id] = (copy, doc)
+    return [chosen[i][1] for i in sorted(chosen)]
 
 
 def _missing(exc: StoreError) -> bool:

@@ -29,11 +29,18 @@ class Failure:
 
 
 def discover(paths: Sequence[str], *, missing_ok: bool = False) -> tuple[list[Path], list[Failure]]:
+    """``find``'s files as paths."""
+    found, problems = find(paths, missing_ok=missing_ok)
+    return [Path(f) for f in found], problems
+
+
+def find(paths: Sequence[str], *, missing_ok: bool = False) -> tuple[list[str], list[Failure]]:
     """Supported files under ``paths`` as absolute, resolved paths, each once (files as
     given; folders recursively, sorted, symlinked folders not followed so loops cannot
     happen). A path that does not exist is a failure unless ``missing_ok`` (a prune of
-    a removed folder: its files are gone, which is what a prune is for)."""
-    found: list[Path] = []
+    a removed folder: its files are gone, which is what a prune is for). Text, not
+    ``Path``: a ``Path`` for each of 7,600 files was most of a one-file change's walk."""
+    found: list[str] = []
     problems: list[Failure] = []
     for raw in paths:
         p = resolved(Path(raw))
@@ -41,9 +48,9 @@ def discover(paths: Sequence[str], *, missing_ok: bool = False) -> tuple[list[Pa
             # A file walked to through folders that are not symlinks, under a resolved
             # one, is named by its resolved path already: only a symlink needs ``known``
             # (realpath for each of 7,600 files was most of a one-file change's walk).
-            found.extend(known(f) if link else f for f, link in _supported(p, problems))
+            found.extend(str(known(Path(f))) if link else f for f, link in _supported(p, problems))
         elif p.exists():
-            found.append(known(p))
+            found.append(str(known(p)))
         elif not missing_ok:
             problems.append(Failure(raw, "read", "no such file or directory"))
     return list(dict.fromkeys(found)), problems
@@ -54,11 +61,12 @@ def holds_supported(folder: Path) -> bool:
     return any(True for _ in _supported(resolved(folder), []))
 
 
-def _supported(top: Path, problems: list[Failure]) -> Iterator[tuple[Path, bool]]:
+def _supported(top: Path, problems: list[Failure]) -> Iterator[tuple[str, bool]]:
     """Files under ``top`` that Folio reads, each with whether it is a symlink."""
-    for f, link in _walk(top, problems):
-        if f.suffix.lower() in SUPPORTED_SUFFIXES and not f.name.startswith("."):
-            yield f, link
+    for entry in _walk(str(top), problems):
+        name = entry.name
+        if os.path.splitext(name)[1].lower() in SUPPORTED_SUFFIXES and not name.startswith("."):
+            yield entry.path, _is_link(entry)
 
 
 def known(path: Path) -> Path:
@@ -76,11 +84,10 @@ def known(path: Path) -> Path:
     return target
 
 
-def _walk(top: Path, problems: list[Failure]) -> Iterator[tuple[Path, bool]]:
-    """Files under ``top``, depth first in sorted order, each with whether it is a
-    symlink, with a stack of its own: ``os.walk`` recurses (before Python 3.12), so a
-    thousand nested folders ended the ingest with a RecursionError. Symlinked folders
-    are listed, not entered."""
+def _walk(top: str, problems: list[Failure]) -> Iterator[os.DirEntry[str]]:
+    """Files under ``top``, depth first in sorted order, with a stack of its own:
+    ``os.walk`` recurses (before Python 3.12), so a thousand nested folders ended the
+    ingest with a RecursionError. Symlinked folders are listed, not entered."""
     stack = [top]
     while stack:
         folder = stack.pop()
@@ -88,15 +95,15 @@ def _walk(top: Path, problems: list[Failure]) -> Iterator[tuple[Path, bool]]:
             with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as e:
-            problems.append(Failure(str(folder), "read", e.strerror or str(e)))
+            problems.append(Failure(folder, "read", e.strerror or str(e)))
             continue
-        subfolders: list[Path] = []
+        subfolders: list[str] = []
         for entry in entries:
             if _is_dir(entry):
                 if not entry.is_symlink():
-                    subfolders.append(Path(entry.path))
+                    subfolders.append(entry.path)
             else:
-                yield Path(entry.path), _is_link(entry)
+                yield entry
         stack.extend(reversed(subfolders))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import stat
 import time
 from collections.abc import Mapping, Sequence
@@ -25,7 +26,7 @@ from ..shared.limits import Limits, size_problem
 from ..shared.pathtext import resolved
 from .catalog import Found, Plan, copy_id, plan
 from .embedding import follow_model, missing
-from .files import Failure, discover, file_sha256
+from .files import Failure, file_sha256, find
 from .hashes import HashCache
 from .ledger import FIELDS, Ledger
 from .options import IngestOptions
@@ -53,7 +54,7 @@ class Planned:
     """A run once planned: its files, the records stored before it, what to do with
     each file, and the settings each file is processed with."""
 
-    files: tuple[Path, ...]
+    files: tuple[str, ...]
     records: tuple[DocumentRecord, ...]
     plan: Plan
     job: Job
@@ -74,7 +75,7 @@ def prepare(
     ``known``: the store's records and chunk counts as the last run left them (``ledger``),
     when they are still the store's; else they are read."""
     created = store.ensure_collections()
-    files, problems = discover(paths, missing_ok=options.prune)
+    files, problems = find(paths, missing_ok=options.prune)
     report.failed.extend(problems)
     if known is None:
         # Just created: nothing to read back (and a cluster follower may still answer 404).
@@ -152,17 +153,17 @@ def agreed(held: Sequence[tuple[Mapping[str, int], Mapping[str, int]]]) -> dict[
 
 
 def hashed(
-    files: list[Path], limits: Limits, report: Report, cache: HashCache | None = None
+    files: Sequence[str | Path], limits: Limits, report: Report, cache: HashCache | None = None
 ) -> list[Found]:
     """The regular, non-empty files within the size limit, with their hashes: from
     ``cache`` for a file its entry matches (not read), else read and remembered there."""
     found: list[Found] = []
     saved = time.monotonic()
     for f in files:
-        path = str(f)
+        path = os.fspath(f)
         try:
             seen = time.time_ns()
-            st = f.stat()
+            st = os.stat(path)
             if not stat.S_ISREG(st.st_mode):  # a FIFO would block the read forever
                 report.failed.append(Failure(path, "read", "not a regular file"))
                 continue
@@ -175,7 +176,7 @@ def hashed(
                 continue
             sha = cache.known(path, st) if cache is not None else None
             if sha is None:
-                sha = file_sha256(f)
+                sha = file_sha256(Path(path))
                 if cache is not None:
                     cache.put(path, sha, st, seen)
                     if time.monotonic() - saved > SAVE_EVERY_S:

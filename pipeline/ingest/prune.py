@@ -21,13 +21,13 @@ def prune(
     store: Store,
     roots: Sequence[str],
     records: Sequence[DocumentRecord],
-    files: Sequence[Path],
+    files: Sequence[str],
     held: frozenset[str],
     report: Report,
 ) -> None:
     """Forget the files under the given roots that are gone. A content goes with its
     last file; records of relative paths (an older Folio's) cannot be placed: kept."""
-    present = {str(f) for f in files}
+    present = set(files)
     prefixes = [str(resolved(Path(r))).rstrip("/") + "/" for r in roots]
     for record in records:
         path = record.path
