@@ -36,8 +36,8 @@ def open_library(args: argparse.Namespace) -> Library:
 
 def print_json(value: Any) -> None:
     data = asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
-    json.dump(_utf8(data), sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    # One write: ``json.dump`` writes piece by piece (a report's 7,600 paths, 15,000 writes).
+    sys.stdout.write(json.dumps(_utf8(data), ensure_ascii=False) + "\n")
 
 
 def _utf8(value: Any) -> Any:

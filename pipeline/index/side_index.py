@@ -32,8 +32,8 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -134,15 +134,21 @@ def _holds(store: Store, index: LexicalIndex) -> bool:
     return {d.doc_id: d.key() for d in want} == {d.doc_id: d.key() for d in index.docs}
 
 
+Change = tuple[DocInfo | None, DocInfo | None]  # a document's entry then and now (None: none)
+
+
 @dataclass(frozen=True, slots=True)
 class Known:
-    """What a writer that keeps the store's records (``ingest.ledger``) knows: the
-    complete documents now (``catalog_of``), and those of the state ``then`` (``had``;
-    ``then`` empty: not known), so neither is read back (from the store, from tantivy)."""
+    """What a writer that keeps the store's records (``ingest.ledger``) knows of the
+    complete documents: every one of them now (``now()``, made only when asked: an index
+    of another state is compared with all of them), and, since the state ``then`` (empty:
+    not known), the entries of those it touched (``changed``). An index of that state is
+    brought up to date from ``changed`` alone: nothing is read back (from the store, from
+    tantivy), nor are the documents it did not touch compared (7,600 of them, 40 ms)."""
 
-    now: Sequence[DocInfo]
+    now: Callable[[], Sequence[DocInfo]]
     then: str = ""
-    had: Sequence[DocInfo] = ()
+    changed: Mapping[str, Change] = field(default_factory=dict)
 
 
 def refresh(store: Store, finished: bool = True, known: Known | None = None) -> str | None:
@@ -183,24 +189,25 @@ def sync(store: Store, wanted: str, known: Known | None = None) -> None:
     from the store; the caller holds the index lock). A damaged or missing index is
     built again in a new folder."""
     path = location(store)
-    catalog = None if known is None else known.now
+    node = _one_node(store)  # records and snippets from one node, so they agree
     try:
         writer = LexicalWriter(path) if (path / "meta.json").is_file() else None
         if writer is not None:
-            # An index that reflects the state the writer knows the catalog of holds
-            # that catalog: its rows are not read (a reader checks them as it opens it).
-            had = None
             if known is not None and known.then == writer.meta.store_generation != "":
-                had = known.had
-            have = {d.doc_id: d for d in (writer.docs() if had is None else had)}
+                # It reflects the state whose catalog the writer knows: that catalog is
+                # what it holds (a reader checks its rows as it opens it).
+                changes = _changes(known.changed)
+            else:
+                now = complete_documents(node) if known is None else known.now()
+                changes = _differences(writer.docs(), now)
     except (DamagedIndex, ValueError) as exc:
         log.warning("lexical index set aside and rebuilt: %s", exc)
         writer = None
     if writer is None:
-        _rebuild_into(store, path, wanted)
+        _rebuild_into(node, path, wanted)
         return
     try:
-        _apply(store, writer, have, wanted, catalog)
+        _apply(node, writer, *changes, wanted)
     finally:
         writer.close()
 
@@ -216,7 +223,7 @@ def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -
     try:
         writer = LexicalWriter(tmp, create=True)
         try:
-            _apply(store, writer, {}, wanted)
+            _apply(store, writer, *_differences((), complete_documents(store)), wanted)
         finally:
             writer.close()
     except BaseException:
@@ -252,20 +259,32 @@ def _sweep(base: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
+def _differences(
+    have: Iterable[DocInfo], want: Iterable[DocInfo]
+) -> tuple[list[str], list[DocInfo]]:
+    """What an index holding ``have`` removes (doc_ids) and adds to hold ``want``."""
+    return _changes(paired(have, want))
+
+
+def paired(have: Iterable[DocInfo], want: Iterable[DocInfo]) -> dict[str, Change]:
+    """Each doc_id with its entry in ``have`` and in ``want``."""
+    pairs: dict[str, Change] = {d.doc_id: (d, None) for d in have}
+    for d in want:
+        pairs[d.doc_id] = (pairs.get(d.doc_id, (None, None))[0], d)
+    return pairs
+
+
+def _changes(changed: Mapping[str, Change]) -> tuple[list[str], list[DocInfo]]:
+    """The documents to remove and to add: those whose entry went or differs (``key``)."""
+    moved = [(i, a, b) for i, (a, b) in changed.items() if not _same(a, b)]
+    return [i for i, a, _ in moved if a is not None], [b for _, _, b in moved if b is not None]
+
+
 def _apply(
-    store: Store,
-    writer: LexicalWriter,
-    have: Mapping[str, DocInfo],
-    wanted: str,
-    catalog: Sequence[DocInfo] | None = None,
+    store: Store, writer: LexicalWriter, gone: list[str], new: list[DocInfo], wanted: str
 ) -> None:
-    """Delete what the store no longer holds complete (``catalog`` when given), add what
-    it holds new, commit. Records and snippets are read from one node, so they agree."""
-    store = _one_node(store)
-    want = {d.doc_id: d for d in (complete_documents(store) if catalog is None else catalog)}
-    # Most documents are one object in both (``Known``: the kept ones): ``is`` is enough.
-    gone = [i for i, d in have.items() if want.get(i) is not d and not _same(want.get(i), d)]
-    new = [d for i, d in want.items() if have.get(i) is not d and not _same(have.get(i), d)]
+    """Remove ``gone``, add ``new`` (their snippets read from ``store``, one node), commit
+    as of ``wanted``."""
     for doc_id in gone:
         writer.remove(doc_id)
     short = _add(store, writer, new)
@@ -285,9 +304,9 @@ def _apply(
         )
 
 
-def _same(a: DocInfo | None, b: DocInfo) -> bool:
-    """The index's rows of ``a`` are those of ``b`` (same doc_id, same ``key``)."""
-    return a is not None and a.key() == b.key()
+def _same(a: DocInfo | None, b: DocInfo | None) -> bool:
+    """The index's rows of ``a`` are those of ``b`` (entries of one doc_id)."""
+    return a is b or (a is not None and b is not None and a.key() == b.key())
 
 
 def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[str]:

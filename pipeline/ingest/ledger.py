@@ -37,7 +37,7 @@ from ..index import generation
 from ..index.lexical import DocInfo
 from ..index.records import STATUSES, DocumentRecord
 from ..index.schema import CHUNKS, DOCUMENTS
-from ..index.side_index import Known, catalog_of_records, root
+from ..index.side_index import Known, catalog_of_records, paired, root
 from ..index.store import Store, facet_values, quote
 
 log = logging.getLogger("folio.ingest")
@@ -188,17 +188,18 @@ def updated(store: Store, old: Ledger, touched: Collection[str]) -> Ledger:
 
 
 def lexical(known: Ledger | None, now: Ledger, touched: Collection[str]) -> Known:
-    """What the lexical index's sync is told: the complete documents now, and as of the
-    ledger the run found (``known``). Those of the documents the run did not touch are
-    the same in both, so only the touched ones' are made again."""
+    """What the lexical index's sync is told: the complete documents now and, since the
+    ledger the run found (``known``), the entries then and now of those it touched (the
+    others are the same in both)."""
     if known is None:
-        return Known(now.catalog())
-    had = known.catalog()
+        return Known(now.catalog)
     if len(touched) > READ_ALL:
-        return Known(now.catalog(), known.token, had)
-    fresh = catalog_of_records(r for r in now.records if r.doc_id in touched)
-    kept = [d for d in had if d.doc_id not in touched]
-    return Known(sorted(kept + fresh, key=lambda d: d.doc_id), known.token, had)
+        return Known(now.catalog, known.token, paired(known.catalog(), now.catalog()))
+    then, fresh = (
+        catalog_of_records(r for r in ledger.records if r.doc_id in touched)
+        for ledger in (known, now)
+    )
+    return Known(now.catalog, known.token, paired(then, fresh))
 
 
 def save(store: Store, ledger: Ledger | None, token: str | None) -> None:
