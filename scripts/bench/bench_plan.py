@@ -6,11 +6,13 @@ grows, and the bytes an unchanged re-ingest reads.
 and 7,600 files of ~13 snippets as Folio counts them, ~10k and ~100k in all) a library
 of book-sized markdown files made from the corpus (as ``bench_scale.py`` makes them) is
 ingested (``folio ingest DIR --no-embed --json``, its own ``FOLIO_HOME`` and embedded
-server); then, ``--repeat`` times, one file gets a paragraph appended and the ingest is
-timed (wall, and the report's plan seconds), once trusting the hashes kept from the last
-run and once with ``--rehash`` (every file read and hashed, as every ingest did before
-the cache). The medians are reported, and the
-ratio of the large size to the small one.
+server, left running); then ``--repeat`` rounds, in each of which one file of every
+size's library gets a paragraph appended and is ingested, the sizes one after the other
+so that they meet the same machine, timed (wall, and the report's plan seconds): once
+trusting the hashes kept from the last run and once with ``--rehash`` (every file read
+and hashed, as every ingest did before the cache). Reported: each size's medians, the
+ratio of the largest size's median to the smallest's, and the median of the rounds'
+ratios.
 
 (b) ``--pdf-gb`` of generated PDFs (``--pdf-mb`` each: a page of corpus text, a text
 layer so no OCR runs, and an incompressible image; distinct bytes per file) are
@@ -41,6 +43,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -187,54 +190,94 @@ def stop(folio: Folio) -> None:
         folio.run("server", "stop", timeout=120, check=False)
 
 
-def one_size(
-    size: int, args: argparse.Namespace, pool: Sequence[str], rate: float
-) -> dict[str, Any]:
+@dataclass
+class Sized:
+    """One size's library and home, ready for one-file changes, and its numbers."""
+
+    size: int
+    lib: Path
+    home: Path
+    folio: Folio
+    row: dict[str, Any]
+
+
+def ready(size: int, args: argparse.Namespace, pool: Sequence[str], rate: float) -> Sized:
+    """The library of ``size`` snippets built and ingested (or kept from a ``--reuse``
+    run), then ingested once unchanged (its server started and warm)."""
     lib, home = args.dir / f"lib-{size}", args.dir / f"home-{size}"
     built_mark = args.dir / f"built-{size}.json"
     reused = args.reuse and built_mark.is_file() and lib.is_dir() and home.is_dir()
     if not reused:
         shutil.rmtree(home, ignore_errors=True)
         built_mark.unlink(missing_ok=True)
-    io_out = args.dir / f"io-{size}"
-    folio = wrapped(home, io_out)
-    row: dict[str, Any] = {"load_start": machine_load()}
-    try:
-        if reused:
-            row |= json.loads(built_mark.read_text(encoding="utf-8")) | {"reused": True}
-            log(f"size {size:,}: reusing {row['files']} files and {home}")
-        else:
-            built = build_library(lib, size, pool, args.seed, rate, per_file=args.per_file)
-            row |= {"files": built.files, "bytes": built.bytes}
-            log(f"size {size:,}: {built.files} files, {built.bytes / MB:.0f} MB")
-            time.sleep(RACY_S)
-            row["full"] = ingest(folio, lib)
-            log(f"  full ingest {row['full']['wall']:.0f} s, {row['full']['snippets']} snippets")
-            if args.reuse:
-                keep = {k: row[k] for k in ("files", "bytes", "full")}
-                built_mark.write_text(json.dumps(keep), encoding="utf-8")
-        row["unchanged"] = ingest(folio, lib)
-        target = middle_file(lib)
-        for mode, extra in (("cached", ()), ("rehash", ("--rehash",))):
-            runs = []
-            for i in range(args.repeat):
-                with target.open("a", encoding="utf-8") as fh:
+    sized = Sized(size, lib, home, wrapped(home, args.dir / f"io-{size}"), {})
+    sized.row["load_start"] = machine_load()
+    if reused:
+        sized.row |= json.loads(built_mark.read_text(encoding="utf-8")) | {"reused": True}
+        log(f"size {size:,}: reusing {sized.row['files']} files and {home}")
+    else:
+        built = build_library(lib, size, pool, args.seed, rate, per_file=args.per_file)
+        sized.row |= {"files": built.files, "bytes": built.bytes}
+        log(f"size {size:,}: {built.files} files, {built.bytes / MB:.0f} MB")
+        time.sleep(RACY_S)
+        full = sized.row["full"] = ingest(sized.folio, lib)
+        log(f"  full ingest {full['wall']:.0f} s, {full['snippets']} snippets")
+        if args.reuse:
+            keep = {k: sized.row[k] for k in ("files", "bytes", "full")}
+            built_mark.write_text(json.dumps(keep), encoding="utf-8")
+    sized.row["unchanged"] = ingest(sized.folio, lib)
+    return sized
+
+
+def one_file_changes(sizes: Sequence[Sized], args: argparse.Namespace) -> dict[str, Any]:
+    """``--repeat`` rounds per mode; each round appends a paragraph to one file of every
+    size's library and ingests it, the sizes one after the other, so that both meet the
+    same machine (a drift of the load between one size's runs and the next's moved the
+    ratio of medians by 0.2). Each size's medians go in its row; returned, per mode, each
+    round's ratio of the largest size to the smallest, and their median."""
+    ratios: dict[str, Any] = {}
+    for mode, extra in (("cached", ()), ("rehash", ("--rehash",))):
+        runs: dict[int, list[dict[str, Any]]] = {s.size: [] for s in sizes}
+        for i in range(args.repeat):
+            for s in sizes:
+                with middle_file(s.lib).open("a", encoding="utf-8") as fh:
                     fh.write(edit_paragraph(f"{mode} {i}"))
-                runs.append(ingest(folio, lib, *extra))
-                assert runs[-1]["ingested"] == 1, runs[-1]
-            row[mode] = {
-                "wall": statistics.median(r["wall"] for r in runs),
-                "plan": statistics.median(r["plan"] for r in runs),
-                "walls": [r["wall"] for r in runs],
-            }
-            log(f"  one-file change ({mode}): {row[mode]['walls']}")
+                runs[s.size].append(ingest(s.folio, s.lib, *extra))
+                assert runs[s.size][-1]["ingested"] == 1, runs[s.size][-1]
+        for s in sizes:
+            walls = [r["wall"] for r in runs[s.size]]
+            plan = statistics.median(r["plan"] for r in runs[s.size])
+            s.row[mode] = {"wall": statistics.median(walls), "plan": plan, "walls": walls}
+            log(f"  size {s.size:,}, one-file change ({mode}): {walls}")
+        large, small = runs[sizes[-1].size], runs[sizes[0].size]
+        each = [a["wall"] / b["wall"] for a, b in zip(large, small, strict=True)]
+        ratios[mode] = {"each": each, "median": statistics.median(each)}
+    return ratios
+
+
+def finish(sized: Sized, args: argparse.Namespace) -> None:
+    stop(sized.folio)
+    sized.row["load_end"] = machine_load()
+    if not (args.keep or args.reuse):
+        shutil.rmtree(sized.home, ignore_errors=True)
+        shutil.rmtree(sized.lib, ignore_errors=True)
+
+
+def scale(args: argparse.Namespace, pool: Sequence[str], out: dict[str, Any]) -> None:
+    """Part (a): every size made ready (each server left running), then the one-file
+    changes interleaved; every server stopped at the end."""
+    rate = snippets_per_char(pool, args.seed)
+    sizes: list[Sized] = []
+    try:
+        for size in (int(s) for s in args.sizes.split(",")):
+            sizes.append(ready(size, args, pool, rate))
+            out["sizes"][str(size)] = sizes[-1].row
+            _write(args.json, out)
+        out["ratios"] = one_file_changes(sizes, args)
     finally:
-        stop(folio)
-        row["load_end"] = machine_load()
-        if not (args.keep or args.reuse):
-            shutil.rmtree(home, ignore_errors=True)
-            shutil.rmtree(lib, ignore_errors=True)
-    return row
+        for s in sizes:
+            finish(s, args)
+    _write(args.json, out)
 
 
 def pdfs(args: argparse.Namespace, pool: Sequence[str]) -> dict[str, Any]:
@@ -297,7 +340,12 @@ def render(out: dict[str, Any]) -> str:
         if len(walls) >= 2:
             for mode in ("cached", "rehash"):
                 ratio = walls[-1][mode]["wall"] / walls[0][mode]["wall"]
-                lines.append(f"one-file change, largest / smallest ({mode}): {ratio:.2f}x")
+                each = out["ratios"][mode]
+                lines.append(
+                    f"one-file change, largest / smallest ({mode}): {ratio:.2f}x of the "
+                    f"medians; round by round {each['median']:.2f}x median "
+                    f"({min(each['each']):.2f}-{max(each['each']):.2f}x)"
+                )
     p = out.get("pdf")
     if p:
         lines.append(
@@ -340,10 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     log(f"load at start: {out['load_start']}")
     pool = text_pool(args.corpus)
     if args.only != "pdf":
-        rate = snippets_per_char(pool, args.seed)
-        for size in (int(s) for s in args.sizes.split(",")):
-            out["sizes"][str(size)] = one_size(size, args, pool, rate)
-            _write(args.json, out)
+        scale(args, pool, out)
     if args.only != "scale":
         out["pdf"] = pdfs(args, pool)
     out["load_end"] = machine_load()
