@@ -215,6 +215,7 @@ def sync(store: Store, wanted: str, known: Known | None = None) -> None:
 def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -> None:
     """Build the index in a new folder, then rename it into place: readers see the old
     index or the new one, never half of one."""
+    node = _one_node(store)
     base = path.parent
     base.mkdir(parents=True, exist_ok=True, mode=0o700)
     _sweep(base)
@@ -223,7 +224,7 @@ def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -
     try:
         writer = LexicalWriter(tmp, create=True)
         try:
-            _apply(store, writer, *_differences((), complete_documents(store)), wanted)
+            _apply(node, writer, *_differences((), complete_documents(node)), wanted)
         finally:
             writer.close()
     except BaseException:
