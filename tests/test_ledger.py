@@ -7,6 +7,7 @@ and leaves is what it would with a fresh read."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import time
@@ -17,13 +18,15 @@ from typing import Any
 import pytest
 
 from pipeline import make_config
-from pipeline.index import generation, side_index
+from pipeline.index import generation, side_index, vectors
+from pipeline.index.coverage import embedded_per_doc
 from pipeline.index.schema import CHUNKS, DOCUMENTS
 from pipeline.index.store import Store
 from pipeline.ingest import IngestOptions, ingest, ledger
 from pipeline.ingest.hashes import RACY_NS
 
 from .helpers import folio
+from .test_embed import make_tiny_model
 from .test_index_faults import _kill_at_lexical_lock
 
 CONFIG = make_config()
@@ -52,6 +55,8 @@ def assert_fresh(store: Store) -> None:
     assert saved.token == generation.read(store)
     assert saved.records == ledger.read(store).records
     assert saved.counts == store.facet_counts(CHUNKS, "doc_id", 1000)
+    if saved.model:
+        assert saved.vectors == embedded_per_doc(store, saved.model, 1000)
     index = side_index.current(store)
     assert index is not None
     assert list(index.docs) == side_index.complete_documents(store)
@@ -75,8 +80,15 @@ def whole_reads(store: Store, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[
         seen.append(f"facet {name}")
         return facets(name, field, limit)
 
+    def counted_search(name: str, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("facet_by") == "doc_id" and "doc_id:=" not in params.get("filter_by", ""):
+            seen.append(f"facet {name} {params.get('filter_by', '')}")
+        return search(name, params)
+
+    search = store.search
     monkeypatch.setattr(store, "export", counted_export)
     monkeypatch.setattr(store, "facet_counts", counted_facets)
+    monkeypatch.setattr(store, "search", counted_search)
     yield seen
 
 
@@ -209,4 +221,49 @@ def test_a_write_from_outside_folio_is_seen(store: Store, tmp_path: Path) -> Non
     assert store.delete_where(CHUNKS, f"doc_id:={doc_id}") > 0
     report = ingest([str(lib)], CONFIG, store, ONE)
     assert report.ingested == [str(lib / "apples.md")]
+    assert_fresh(store)
+
+
+@pytest.fixture()
+def with_model(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A generated BERT as the embedding model (whatever is installed): its name."""
+    pytest.importorskip("onnxruntime")
+    model = make_tiny_model(tmp_path_factory.mktemp("bert-384"), hidden=384)
+    monkeypatch.setenv(vectors.MODEL_ENV, str(model))
+    monkeypatch.setattr(vectors, "_loaded", {})  # the process-wide model of another test
+    return str(vectors.embedder().name)
+
+
+def test_an_embedding_ingest_counts_the_librarys_vectors_once(
+    store: Store, tmp_path: Path, whole_reads: list[str], with_model: str
+) -> None:
+    """Which unchanged documents lack vectors was a faceted count over every snippet on
+    each run (~1 s at 100k): the ledger keeps the count, per model."""
+    lib = library(tmp_path)
+    ingest([str(lib)], CONFIG, store, ONE)
+    saved = ledger.saved(ledger.path(store))
+    assert saved.model == with_model and sum(saved.vectors.values()) > 0
+    assert_fresh(store)
+    whole_reads.clear()
+    book(lib / "apples.md", "apples and pears")
+    report = ingest([str(lib)], CONFIG, store, ONE)
+    assert report.ingested == [str(lib / "apples.md")] and report.embedded > 0
+    assert whole_reads == []
+    assert_fresh(store)
+
+
+def test_vectors_changed_from_outside_are_seen_and_made_again(
+    store: Store, tmp_path: Path, with_model: str, caplog: Any
+) -> None:
+    """A snippet's vector relabelled through the API moves no generation; the ledger's
+    vector total no longer matches, so the ingest counts the store and embeds the
+    document again."""
+    caplog.set_level(logging.INFO, "folio.ingest")
+    lib = library(tmp_path)
+    ingest([str(lib)], CONFIG, store, ONE)
+    snippet = next(d for d in store.export(CHUNKS) if d.get("embedder") == with_model)
+    store.upsert(CHUNKS, [snippet | {"embedder": "another-model"}])
+    report = ingest([str(lib)], CONFIG, store, ONE)
+    assert "other vectors" in caplog.text
+    assert report.vectors_added == [snippet["source"]]
     assert_fresh(store)

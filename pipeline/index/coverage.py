@@ -8,11 +8,12 @@ partly or not embedded until ``folio ingest`` adds the vectors.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 from .schema import CHUNKS
-from .store import Store, facet_search, facet_values, quote
+from .store import ID_GROUP, Store, facet_search, facet_values, quote
 
 SNIPPETS = "tier:=snippet"
 
@@ -56,6 +57,20 @@ def embedded_per_doc(store: Store, embedder: str, limit: int) -> dict[str, int]:
     """Snippets holding a vector of ``embedder``, per doc_id (up to ``limit`` docs)."""
     search = facet_search(CHUNKS, "doc_id", limit, embedded_filter(embedder))
     return facet_values(store.search(CHUNKS, search), "doc_id")
+
+
+def embedded_of(store: Store, embedder: str, doc_ids: Collection[str]) -> dict[str, int]:
+    """``embedded_per_doc`` of ``doc_ids`` only (none: left out), in one request."""
+    ids = sorted(doc_ids)
+    searches = [
+        facet_search(CHUNKS, "doc_id", len(group), f"{embedded_filter(embedder)} && {named}")
+        for group in (ids[i : i + ID_GROUP] for i in range(0, len(ids), ID_GROUP))
+        for named in ["doc_id:=[" + ",".join(map(quote, group)) + "]"]
+    ]
+    counts: dict[str, int] = {}
+    for res in store.searches(searches) if searches else []:
+        counts.update(facet_values(res, "doc_id"))
+    return counts
 
 
 def coverage(store: Store, embedder: str, limit: int = 100_000) -> Coverage:

@@ -11,11 +11,11 @@ model) get them from their stored snippets' text, without being extracted again.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..index import vectors
-from ..index.coverage import embedded_per_doc, stored_models
+from ..index.coverage import stored_models
 from ..index.records import ChunkRecord, DocumentRecord
 from ..index.schema import CHUNKS, DOCUMENTS
 from ..index.store import Store, quote
@@ -108,15 +108,13 @@ def embed_texts(texts: list[str]) -> list[list[float]]:
 
 
 def missing(
-    store: Store, records: Sequence[DocumentRecord], unchanged: Sequence[str], name: str
+    records: Sequence[DocumentRecord], unchanged: Sequence[str], have: Mapping[str, int]
 ) -> tuple[DocumentRecord, ...]:
     """The records of ``unchanged`` files whose stored snippets do not all hold a vector
-    of model ``name`` (counted in the store, not taken from the records)."""
+    of the model: ``have``, its vectors per doc_id, is counted in the store (or kept in
+    the ledger from such a count), not taken from the records."""
     by_path = {r.path: r for r in records if not r.is_copy and r.status == "complete"}
     mine = [by_path[p] for p in unchanged if p in by_path and by_path[p].snippets > 0]
-    if not mine:
-        return ()
-    have = embedded_per_doc(store, name, 2 * len(records) + 100)
     return tuple(r for r in mine if have.get(r.doc_id, 0) < r.snippets)
 
 
