@@ -39,7 +39,7 @@ def find(paths: Sequence[str], *, missing_ok: bool = False) -> tuple[list[str], 
     given; folders recursively, sorted, symlinked folders not followed so loops cannot
     happen). A path that does not exist is a failure unless ``missing_ok`` (a prune of
     a removed folder: its files are gone, which is what a prune is for). Text, not
-    ``Path``: a ``Path`` for each of 7,600 files was most of a one-file change's walk."""
+    ``Path``: making a ``Path`` of each of 7,600 files was three quarters of the walk."""
     found: list[str] = []
     problems: list[Failure] = []
     for raw in paths:
