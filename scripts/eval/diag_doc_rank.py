@@ -12,15 +12,17 @@ it with their signals: body BM25, lead BM25 (x ``LEAD_WEIGHT``) and title pull.
 Variants (each ranks units and is read by the rank of the right document's first unit):
 
 - ``folio``: ``rank.lexical`` as ``retrieve`` uses it (deeper than its pool of 50);
-  ``folio-lead0`` / ``folio-pull0`` / ``folio-body``: without the lead, the pull, both.
+  ``folio-lead0`` / ``folio-pull0`` / ``folio-body``: without the lead, the pull, both;
+  ``folio-all-words``: every title word the question shares pulls (``NAMES_ONLY`` off).
 - ``bm25``: the baseline (bm25s, its tokenizer, English stop words, k1 1.5, b 0.75).
 - ``bm25-k1.2``: the baseline at tantivy's k1.
 - ``bm25-folio-words``: bm25s over the baseline chunks, terms by Folio's ``words``.
 - ``bm25s-snippets``: bm25s (its tokenizer) over Folio's snippets' retrieval text;
   ``bm25s-snippets-bare``: the same without the ``[DOC: …]`` prefix line.
 - ``bm25s-snippets-folio-words``: bm25s over Folio's snippets, Folio's terms, k1 1.2.
-- ``docmax-…`` rows: the same rankings read one document at a time (a document's best
-  unit), which is what the rank of the first unit already is.
+
+Each ranking is read twice: the rank of the right document's first unit, and its rank
+among distinct documents (several units of one document count once).
 
     .venv/bin/python scripts/eval/diag_doc_rank.py --home /tmp/diag39/home \\
         --sets covid-qa,fairytaleqa --limit 400 --out /tmp/diag39/rank.jsonl
@@ -147,6 +149,7 @@ def rankings(
         "folio-lead0": without(lead),
         "folio-pull0": without(pull),
         "folio-body": without(lead, pull),
+        "folio-all-words": without("pipeline.retrieve.rank.NAMES_ONLY"),
         "bm25": lambda q: [chunk_owners[i] for i in base(q)],
         "bm25-k1.2": lambda q: on_chunks_k(bm25s_query(q)),
         "bm25-folio-words": lambda q: on_chunks_fw(words(q)),
@@ -202,7 +205,12 @@ def run_set(name: str, args: argparse.Namespace, counter: Any, out: Any) -> None
         ranks = rankings(store, chunks, names, args.k1)
         for n, q in enumerate(tuning, 1):
             row: dict[str, Any] = {"set": name, "q": q.text, "doc": q.doc, "index": q.index}
-            row["ranks"] = {v: first_rank(f(q.text), q.docs) for v, f in ranks.items()}
+            ranked = {v: f(q.text) for v, f in ranks.items()}
+            row["ranks"] = {v: first_rank(d, q.docs) for v, d in ranked.items()}
+            # among distinct documents, in the order their first unit comes
+            row["doc_ranks"] = {
+                v: first_rank(list(dict.fromkeys(d)), q.docs) for v, d in ranked.items()
+            }
             ctx = retrieve(store, q.text, BUDGET, counter=counter, mode="lexical")
             row["folio_docs"] = list(
                 dict.fromkeys(names.get(i.citation.doc_id, "") for i in ctx.items)
@@ -222,6 +230,42 @@ def run_set(name: str, args: argparse.Namespace, counter: Any, out: Any) -> None
                 log(f"  {name}: {n}/{len(tuning)}")
 
 
+def summary(path: Path) -> list[str]:
+    """The tables of a JSONL this script wrote: per set and ranking, the share of
+    questions whose right document's first unit (and, after ``|``, the document among
+    distinct documents) is at rank 1, in the top 5 and 20; contexts' documents."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    out = []
+    for name in dict.fromkeys(r["set"] for r in rows):
+        got = [r for r in rows if r["set"] == name]
+        out.append(f"{name}: {len(got)} tuning questions; unit @1 @5 @20 | document @1 @5 @20")
+        for v in got[0]["ranks"]:
+            cells = [
+                " ".join(
+                    f"{100 * sum(1 for r in got if (r[key][v] or 10**9) <= k) / len(got):5.1f}"
+                    for k in (1, 5, 20)
+                )
+                for key in ("ranks", "doc_ranks")
+            ]
+            out.append(f"  {v:28s} {cells[0]} | {cells[1]}")
+        for who in ("folio", "bm25"):
+            docs = [len(r[f"{who}_docs"]) for r in got]
+            hit = 100 * sum(r[f"{who}_hit"] for r in got) / len(got)
+            out.append(
+                f"  {who}: right document in context {hit:.1f}, documents per context "
+                f"{sum(docs) / len(docs):.2f} (median {sorted(docs)[len(docs) // 2]})"
+            )
+        lost = [r for r in got if r["bm25_hit"] and not r["folio_hit"]]
+        pulled = sum(1 for r in lost if r["top"][0]["pull"] > 0)
+        led = sum(1 for r in lost if r["top"][0]["lead"] > 0.01)
+        out.append(
+            f"  BM25 finds, Folio lexical misses: {len(lost)} (the best snippet carries a "
+            f"pull in {pulled}, a lead score in {led}); the reverse: "
+            f"{sum(1 for r in got if r['folio_hit'] and not r['bm25_hit'])}"
+        )
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--home", type=Path, required=True, help="a copy of eval_retrieval --home")
@@ -230,7 +274,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=400)
     ap.add_argument("--k1", type=float, default=1.2, help="bm25s over Folio's terms")
     ap.add_argument("--out", type=Path, required=True, help="per-question JSONL")
+    ap.add_argument("--summary", action="store_true", help="only print the tables of --out")
     args = ap.parse_args(argv)
+    if args.summary:
+        print("\n".join(summary(args.out)))
+        return 0
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from pipeline.chunk.tokens import WordPieceCounter
 
@@ -238,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with args.out.open("w", encoding="utf-8") as out:
         for name in args.sets:
             run_set(name, args, counter, out)
+    print("\n".join(summary(args.out)))
     return 0
 
 
