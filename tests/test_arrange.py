@@ -205,3 +205,47 @@ def test_where_a_documents_title_is_scored_besides_its_pull(
     method = words("methods")
     assert [m.doc_id for m in index.search(method, method, {}, Filters(), 10)] == ["flu"]
     assert set(focus(index.docs, flu, index.elsewhere)) == {"flu"}
+
+
+PAPERS = {
+    "flu": (
+        "It is unlikely that influenza will cause a pandemic again like what happened in 1918",
+        ["Influenza pandemics recur, as happened in 1918."] * 3,
+    ),
+    "who": (
+        "A global champion for health: WHO's next fifty years",
+        ["An organization is necessary to coordinate outbreak reporting between countries."],
+    ),
+    "sig": ("Variants in DC-SIGNR and HIV transmission", ["The receptor binds the virus."] * 2),
+}
+
+
+def test_only_a_word_written_as_a_name_pulls_towards_a_title(tmp_path: Path) -> None:
+    """A question names a document by a name, written with a capital or a digit; an
+    everyday word it shares with a title ("like", "happen") named no paper, yet pulled
+    the paper titled "...like what happened in 1918" above the one that answers
+    (covid-qa). A question in lower case alone has no case to read: every word pulls."""
+    index = small_index(tmp_path / "lex", PAPERS)
+    question = "Why might an organization like the WHO be necessary? What happened?"
+    assert RANK.lexical(index, question, Filters())[0].doc_id == "who"
+    assert RANK.name_words(question) == []  # "WHO" is a stopword; the rest lower case
+    # the name still pulls its paper, above the words others repeat
+    assert (
+        RANK.lexical(index, "What does DC-SIGNR bind, like the virus?", Filters())[0].doc_id
+        == "sig"
+    )
+    assert RANK.name_words("What is 3M's FY2018 capital expenditure in the third quarter?") == [
+        *words("3M's FY2018"),
+        "quarter",
+    ]
+    assert RANK.name_words("apple revenue 2022") == words("apple revenue 2022")
+
+
+def test_every_word_pulls_when_names_only_is_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``NAMES_ONLY`` changes: with it off, the title's everyday words pull."""
+    monkeypatch.setattr(RANK, "NAMES_ONLY", False)
+    index = small_index(tmp_path / "lex", PAPERS)
+    question = "Why might an organization like the WHO be necessary? What happened?"
+    assert RANK.lexical(index, question, Filters())[0].doc_id == "flu"

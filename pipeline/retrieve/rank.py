@@ -142,12 +142,38 @@ def file_stem(path: str) -> str:
     return name.rsplit(".", 1)[0].replace("_", " ").replace("-", " ")
 
 
+# Whether only the words a question writes as names (``name_words``) pull towards the
+# documents whose titles hold them. covid-qa's papers share everyday title words with the
+# questions ("How were the clusters selected?", "...like the WHO...", "happened"): they
+# pulled 39 of the 42 questions Folio lexical lost to BM25 to another paper
+# (scripts/eval/diag_doc_rank.py). Tuning halves (scripts/eval/eval_tuning.py, 2,000
+# tokens), off -> on: covid-qa lexical 63.0 -> 76.5, hybrid 66.5 -> 77.0; fairytaleqa,
+# financebench-dev, docugami-10q, chunking-eval unchanged (docs/design.md).
+NAMES_ONLY = True
+_TOKEN = re.compile(r"\S+")
+
+
+def name_words(query: str) -> list[str]:
+    """The terms of a question that may name a document: those of the words it writes
+    with a capital letter or a digit ("3M", "Apple", "DC-SIGNR", "FY2022") and every
+    period ("quarter"); all of them when the question has no capital letter at all
+    (no case to read: "apple revenue 2022")."""
+    if query == query.lower():
+        return words(query)
+    out: list[str] = []
+    for token in _TOKEN.findall(query):
+        name = token != token.lower() or any(c.isdigit() for c in token)
+        out += [t for t in words(token) if name or is_period(t)]
+    return out
+
+
 def lexical(index: LexicalIndex, query: str, filters: Filters, k: int = POOL) -> list[Ranked]:
     """The ``k`` best snippets by BM25 plus the title pull, best first."""
     terms = query_words(query)
     if not len(index) or not terms:
         return []
-    pulls = focus(index.docs, words(query), index.elsewhere)
+    asked = name_words(query) if NAMES_ONLY else words(query)
+    pulls = focus(index.docs, asked, index.elsewhere)
     boosts = {d: FOCUS_WEIGHT * w for d, w in pulls.items()}
     found = index.search(terms, lead_terms(query, terms), boosts, filters, k)
     return [
