@@ -133,6 +133,20 @@ def half_mean(run: ev.SetRun, method: str, budget: int, half: str) -> float:
     return 100 * ev.mean(values)
 
 
+def report_difference(
+    run: ev.SetRun, mode: str, value: float, current: float, budget: int
+) -> tuple[float, float, float]:
+    """The report half at ``value`` minus at ``current`` (points), with its paired 95%
+    bootstrap interval."""
+    metric = ev.SET_METRICS[run.name][0]
+    idx = [n for n, q in enumerate(run.questions) if q.half == "report"]
+    a = ev.pick(run.scores[f"Folio {mode} @{value:g}"][budget][metric], idx)
+    b = ev.pick(run.scores[f"Folio {mode} @{current:g}"][budget][metric], idx)
+    return ev.bootstrap_ci(
+        [100 * (x - y) for x, y in zip(a, b, strict=True) if not math.isnan(x + y)]
+    )
+
+
 def loso_rows(
     runs: Sequence[ev.SetRun], mode: str, values: Sequence[float], current: float, budget: int
 ) -> list[list[str]]:
@@ -153,7 +167,7 @@ def loso_rows(
         a = ev.pick(out.scores[f"Folio {mode} @{chosen:g}"][budget][metric], idx)
         b = ev.pick(out.scores[f"Folio {mode} @{current:g}"][budget][metric], idx)
         pairs = [(x, y) for x, y in zip(a, b, strict=True) if not math.isnan(x + y)]
-        d, lo, hi = ev.bootstrap_ci([100 * (x - y) for x, y in pairs])
+        d, lo, hi = report_difference(out, mode, chosen, current, budget)
         rows.append(
             [
                 out.name,
@@ -230,6 +244,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for v in values
             ]
             print(f"  {run.name} (tuning/report): " + "  ".join(cells))
+            for v in values:
+                if v != current:
+                    d, lo, hi = report_difference(run, mode, v, current, args.budget)
+                    print(f"    report @{v:g} - @{current:g}: {d:+.1f} [{lo:+.1f}, {hi:+.1f}]")
     return 0
 
 
