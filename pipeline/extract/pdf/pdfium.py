@@ -35,6 +35,13 @@ _T = TypeVar("_T")
 _Tp = ctypes.c_void_p  # a text page handle as the calls bound without argtypes take it
 _BREAK = re.compile("\r?\n|[\ufffe\x02]")  # line breaks, and PDFium's hyphen markers
 _WORD = re.compile(r"\S+")
+# characters of right-to-left scripts (every code point of bidirectional class R, AL or AN,
+# and the right-to-left marks): PDFium reorders the characters of a line holding one, so a
+# text object's characters may then lie apart (``_object_starts`` reads every position)
+_RTL = re.compile(
+    "[\u0590-\u08ff\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufefe"
+    "\U00010800-\U00010fff\U0001e800-\U0001efff]"
+)
 _HYPHEN = str.maketrans({"\ufffe": "-", "\x02": "-"})
 # TeX math-symbol fonts (OMS encoding) embedded without a usable ToUnicode map: PDFium
 # passes the character codes through (⟨key⟩ comes out as "hkeyi", ≠ as "6="). Only
@@ -203,6 +210,7 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         return []
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
+    bisect = _RTL.search(text) is None
     a = 0
     for m in _BREAK.finditer(text + "\n"):
         if m.group() in ("\ufffe", "\x02"):  # PDFium joined a hyphenated line: split it
@@ -211,9 +219,9 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
             b, nxt = m.start(), m.end()
         if b > a:
             if per_char:
-                runs = _runs_per_char(api, tp, text, a, b, fonts)
+                runs = _runs_per_char(api, tp, text, a, b, fonts, bisect)
             else:
-                runs = _runs_per_word(api, tp, text, a, b, fonts)
+                runs = _runs_per_word(api, tp, text, a, b, fonts, bisect)
             found.extend(_visual_lines(runs))
         a = nxt
     # 2. sub/superscripts and fraction parts that PDFium puts on lines of their own go
@@ -280,27 +288,87 @@ def _run(api: _Api, tp: _Tp, piece: str, first: int, last: int, flags: tuple[boo
 
 
 def _object_starts(
-    probe: Callable[[_T, int], int | None], tp: _T, at: Sequence[int]
+    probe: Callable[[_T, int], int | None], tp: _T, at: Sequence[int], *, bisect: bool = True
 ) -> list[tuple[int, int]]:
     """``(k, object)`` for each of the positions ``at[k]`` where a new text object begins
     (its first position with an object; a position without one continues the object before),
-    each position read once (``probe(tp, at[k])``), in order. A bisection between equal
-    objects read fewer positions, but missed an object whose characters lay between
-    positions it had already found blank (tests/test_pdfium_text.py, a case hypothesis
-    found): a full read until that is mended."""
-    out: list[tuple[int, int]] = []
-    for k, pos in enumerate(at):
-        obj = probe(tp, pos)
-        if obj is not None and (not out or out[-1][1] != obj):
-            out.append((k, obj))
+    as reading every position in order finds them, each position read once at most
+    (``probe(tp, at[k])``). With ``bisect``, in about two reads per change times the log of
+    ``len(at)``: PDFium puts a text object's characters together (it reorders whole objects
+    only), so two positions holding the same object have only that object or none between
+    them. ``bisect=False`` reads every position: for right-to-left text, whose characters
+    PDFium reorders within a line."""
+    n = len(at)
+    if not bisect or n < 4:
+        out: list[tuple[int, int]] = []
+        for k in range(n):
+            obj = probe(tp, at[k])
+            if obj is not None and (not out or out[-1][1] != obj):
+                out.append((k, obj))
+        return out
+    lo, olo = 0, probe(tp, at[0])
+    while olo is None:
+        lo += 1
+        if lo == n:
+            return []
+        olo = probe(tp, at[lo])
+    hi, ohi = n - 1, olo
+    while hi > lo:
+        got = probe(tp, at[hi])
+        if got is not None:
+            ohi = got
+            break
+        hi -= 1
+    out = [(lo, olo)]
+    blank: set[int] = set()  # positions read that hold no object
+    todo = [(lo, olo, hi, ohi)]  # both ends read and holding an object, lo < hi
+    while todo:
+        lo, olo, hi, ohi = todo.pop()
+        if olo == ohi:
+            continue
+        m, om = _inside(probe, tp, at, lo, hi, blank)
+        if om is None:  # nothing between holds an object: the change is at hi
+            out.append((hi, ohi))
+            continue
+        todo.append((m, om, hi, ohi))  # popped after (lo, m): changes come out in order
+        todo.append((lo, olo, m, om))
     return out
 
 
-def _runs_per_word(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
+def _inside(
+    probe: Callable[[_T, int], int | None],
+    tp: _T,
+    at: Sequence[int],
+    lo: int,
+    hi: int,
+    blank: set[int],
+) -> tuple[int, int | None]:
+    """A position strictly between ``lo`` and ``hi`` holding an object, and its object:
+    the first at or after the middle, else the last before it, past (not stopping at)
+    positions already read blank; ``(hi, None)`` when there is none."""
+    mid = (lo + hi) // 2
+    for m in range(max(mid, lo + 1), hi):
+        if m not in blank:
+            om = probe(tp, at[m])
+            if om is not None:
+                return m, om
+            blank.add(m)
+    for m in range(mid - 1, lo, -1):
+        if m not in blank:
+            om = probe(tp, at[m])
+            if om is not None:
+                return m, om
+            blank.add(m)
+    return hi, None
+
+
+def _runs_per_word(
+    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, bisect: bool
+) -> list[_Run]:
     """Runs from the text object of each word's first character (a font change inside a
     word is not seen; that is the price of reading words rather than characters)."""
     words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
-    starts = _object_starts(api.text_object, tp, [w[0] for w in words])
+    starts = _object_starts(api.text_object, tp, [w[0] for w in words], bisect=bisect)
     if not starts:
         return []
     out = []
@@ -313,8 +381,10 @@ def _runs_per_word(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) 
     return out
 
 
-def _runs_per_char(api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts) -> list[_Run]:
-    starts = _object_starts(api.text_object, tp, range(a, b))
+def _runs_per_char(
+    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, bisect: bool
+) -> list[_Run]:
+    starts = _object_starts(api.text_object, tp, range(a, b), bisect=bisect)
     if not starts:
         return []
     spans = [
