@@ -326,8 +326,10 @@ def _find(
 def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
     """How many free lines from ``i`` (1–3) read as the title ``key``; 0 when none do."""
     n = len(s.pages[p])
+    used = s.used
     for k in (1, 2, 3):
-        if i + k > n or any((p, j) in s.used for j in range(i, i + k)):
+        # lines i .. i+k-1 free (those before the last were checked for a smaller k)
+        if i + k > n or (p, i + k - 1) in used:
             return 0
         wk = _window_key(s, p, i, k)
         if wk == key and key:

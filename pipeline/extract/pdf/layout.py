@@ -287,11 +287,10 @@ def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True
 
 
 def vocabulary(lines: Iterable[str]) -> set[str]:
-    """Lower-cased words and hyphenated compounds seen anywhere (for dehyphenation)."""
-    vocab: set[str] = set()
-    for line in lines:
-        vocab.update(w.casefold() for w in _WORD.findall(line))
-    return vocab
+    """Lower-cased words and hyphenated compounds seen anywhere (for dehyphenation): the
+    distinct words of all lines found in one pass (a line break is no word character, so
+    no word spans two lines), each case-folded once."""
+    return {w.casefold() for w in set(_WORD.findall("\n".join(lines)))}
 
 
 def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
