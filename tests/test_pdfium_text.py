@@ -114,8 +114,8 @@ def _scan(objs: list[int | None]) -> list[tuple[int, int]]:
 @example([(6, [False, True, False, False]), (3, [False, True, True]), (6, [True, True])])
 def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> None:
     """Text objects whose characters lie together, with characters of no object (PDFium's
-    generated spaces) anywhere: the bisection finds the starts a full scan finds, each
-    position read once at most. The example is what the first bisection got wrong (object
+    generated spaces) anywhere: jumping over positions finds the starts a full scan finds,
+    each position read once at most. The example is what a bisection got wrong (object
     2 between positions it had read blank)."""
     objs: list[int | None] = []
     for obj, (length, gaps) in enumerate(runs, start=1):
@@ -127,9 +127,9 @@ def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> 
         reads.append(k)
         return objs[k]
 
-    for bisect in (True, False):
+    for jump in (True, False):
         reads.clear()
-        assert _object_starts(probe, None, range(len(objs)), bisect=bisect) == _scan(objs)
+        assert _object_starts(probe, None, range(len(objs)), jump=jump) == _scan(objs)
         assert len(set(reads)) == len(reads)  # each position read once at most
 
 
@@ -159,11 +159,9 @@ def test_right_to_left_characters_are_all_found() -> None:
 
 
 @pytest.mark.parametrize("name", ["biblatex-symbol-pages.pdf", "kaobook-minimal-report.pdf"])
-def test_bisection_reads_the_lines_a_full_read_does(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_jumps_read_the_lines_a_full_read_does(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Real pages (math-symbol fonts read per character, text per word): the same lines
-    whether text objects are found by bisection or by reading every position."""
+    whether text objects are found jumping over positions or reading every one."""
     doc = pdfium.open_document(FIXTURES / name)
     try:
         fast = pdfium.pages_lines(doc, 0, len(doc))

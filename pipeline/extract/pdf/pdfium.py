@@ -8,8 +8,8 @@ with better word spacing: pypdf glues the words of tightly justified lines toget
 How a page is read: the page text in one call, split at PDFium's line breaks; a run is
 a stretch of one text object, found by asking for the text object of words' first
 characters (of characters once the document has shown a TeX math-symbol font, whose glyphs
-are then remapped), bisecting between two positions of different objects rather than asking
-at every one (``_object_starts``: a fifth of the calls on the corpus PDFs); per run the
+are then remapped), jumping over positions while the object stays rather than asking at
+every one (``_object_starts``: 1.2 M of 3.05 M positions read on the corpus PDFs); per run the
 origin of its first glyph, its font size scaled by the character's matrix, the right edge
 of its last glyph and its font's bold/mono flags.
 
@@ -210,7 +210,7 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         return []
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
-    bisect = _RTL.search(text) is None
+    jump = _RTL.search(text) is None
     a = 0
     for m in _BREAK.finditer(text + "\n"):
         if m.group() in ("\ufffe", "\x02"):  # PDFium joined a hyphenated line: split it
@@ -219,9 +219,9 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
             b, nxt = m.start(), m.end()
         if b > a:
             if per_char:
-                runs = _runs_per_char(api, tp, text, a, b, fonts, bisect)
+                runs = _runs_per_char(api, tp, text, a, b, fonts, jump)
             else:
-                runs = _runs_per_word(api, tp, text, a, b, fonts, bisect)
+                runs = _runs_per_word(api, tp, text, a, b, fonts, jump)
             found.extend(_visual_lines(runs))
         a = nxt
     # 2. sub/superscripts and fraction parts that PDFium puts on lines of their own go
@@ -287,88 +287,65 @@ def _run(api: _Api, tp: _Tp, piece: str, first: int, last: int, flags: tuple[boo
     return _Run(piece, chars, api.x.value, api.y.value, size, api.right.value, flags[0], flags[1])
 
 
+_STEP = 6  # positions jumped while the object stays (fewest reads on the corpus PDFs)
+
+
 def _object_starts(
-    probe: Callable[[_T, int], int | None], tp: _T, at: Sequence[int], *, bisect: bool = True
+    probe: Callable[[_T, int], int | None], tp: _T, at: Sequence[int], *, jump: bool = True
 ) -> list[tuple[int, int]]:
     """``(k, object)`` for each of the positions ``at[k]`` where a new text object begins
     (its first position with an object; a position without one continues the object before),
     as reading every position in order finds them, each position read once at most
-    (``probe(tp, at[k])``). With ``bisect``, in about two reads per change times the log of
-    ``len(at)``: PDFium puts a text object's characters together (it reorders whole objects
-    only), so two positions holding the same object have only that object or none between
-    them. ``bisect=False`` reads every position: for right-to-left text, whose characters
-    PDFium reorders within a line."""
+    (``probe(tp, at[k])``). With ``jump``, a read ``_STEP`` positions on finding the same
+    object skips the positions between: PDFium puts a text object's characters together
+    (it reorders whole objects only), so two positions holding the same object have only
+    that object or none between them. On a different object the positions jumped over are
+    read in order. On the corpus PDFs: 1.2 M reads for 3.05 M positions, in a loop cheaper
+    than a bisection's (0.67 M reads). ``jump=False`` reads every position: for
+    right-to-left text, whose characters PDFium reorders within a line."""
     n = len(at)
-    if not bisect or n < 4:
-        out: list[tuple[int, int]] = []
+    out: list[tuple[int, int]] = []
+    if not jump:
         for k in range(n):
             obj = probe(tp, at[k])
             if obj is not None and (not out or out[-1][1] != obj):
                 out.append((k, obj))
         return out
-    lo, olo = 0, probe(tp, at[0])
-    while olo is None:
-        lo += 1
-        if lo == n:
-            return []
-        olo = probe(tp, at[lo])
-    hi, ohi = n - 1, olo
-    while hi > lo:
-        got = probe(tp, at[hi])
-        if got is not None:
-            ohi = got
-            break
-        hi -= 1
-    out = [(lo, olo)]
-    blank: set[int] = set()  # positions read that hold no object
-    todo = [(lo, olo, hi, ohi)]  # both ends read and holding an object, lo < hi
-    while todo:
-        lo, olo, hi, ohi = todo.pop()
-        if olo == ohi:
+    cur: int | None = None  # the object at ``done``: every start up to there is found
+    done, landed = -1, 0  # positions between the two were jumped over, not read
+    k = 0
+    while k < n:
+        obj = probe(tp, at[k])
+        if obj is None:  # read on one by one: (k, next object) is not jumped over
+            k += 1
             continue
-        m, om = _inside(probe, tp, at, lo, hi, blank)
-        if om is None:  # nothing between holds an object: the change is at hi
-            out.append((hi, ohi))
-            continue
-        todo.append((m, om, hi, ohi))  # popped after (lo, m): changes come out in order
-        todo.append((lo, olo, m, om))
+        if obj != cur:
+            # the positions jumped over (those from ``landed`` on were read blank)
+            for j in range(done + 1, min(landed, k)):
+                o = probe(tp, at[j])
+                if o is not None and o != cur:
+                    out.append((j, o))
+                    cur = o
+            if obj != cur:
+                out.append((k, obj))
+                cur = obj
+        done = k
+        k = landed = k + _STEP
+    for j in range(done + 1, min(landed, n)):  # jumped over after the last object
+        o = probe(tp, at[j])
+        if o is not None and o != cur:
+            out.append((j, o))
+            cur = o
     return out
 
 
-def _inside(
-    probe: Callable[[_T, int], int | None],
-    tp: _T,
-    at: Sequence[int],
-    lo: int,
-    hi: int,
-    blank: set[int],
-) -> tuple[int, int | None]:
-    """A position strictly between ``lo`` and ``hi`` holding an object, and its object:
-    the first at or after the middle, else the last before it, past (not stopping at)
-    positions already read blank; ``(hi, None)`` when there is none."""
-    mid = (lo + hi) // 2
-    for m in range(max(mid, lo + 1), hi):
-        if m not in blank:
-            om = probe(tp, at[m])
-            if om is not None:
-                return m, om
-            blank.add(m)
-    for m in range(mid - 1, lo, -1):
-        if m not in blank:
-            om = probe(tp, at[m])
-            if om is not None:
-                return m, om
-            blank.add(m)
-    return hi, None
-
-
 def _runs_per_word(
-    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, bisect: bool
+    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, jump: bool
 ) -> list[_Run]:
     """Runs from the text object of each word's first character (a font change inside a
     word is not seen; that is the price of reading words rather than characters)."""
     words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
-    starts = _object_starts(api.text_object, tp, [w[0] for w in words], bisect=bisect)
+    starts = _object_starts(api.text_object, tp, [w[0] for w in words], jump=jump)
     if not starts:
         return []
     out = []
@@ -382,9 +359,9 @@ def _runs_per_word(
 
 
 def _runs_per_char(
-    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, bisect: bool
+    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, jump: bool
 ) -> list[_Run]:
-    starts = _object_starts(api.text_object, tp, range(a, b), bisect=bisect)
+    starts = _object_starts(api.text_object, tp, range(a, b), jump=jump)
     if not starts:
         return []
     spans = [
