@@ -1,15 +1,19 @@
-"""The dehyphenation vocabulary: one pass over all lines finds what a pass per line finds."""
+"""The dehyphenation vocabulary: one pass over all lines finds what a pass per line finds,
+and joins read with the lazy ``Vocabulary`` are the joins read with the whole word set."""
 
 from __future__ import annotations
+
+import sys
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.extract.pdf.layout import _WORD, vocabulary
+from pipeline.extract.pdf.layout import _WORD, Vocabulary, join_pair, vocabulary
 
 # letters whose case folding changes length or adds a combining mark, hyphens, digits,
 # blanks and line breaks: where a joined pass could differ from one per line
 _ALPHABET = "aZß-İﬁ1 _\n\t·é"
+_LINES = st.lists(st.text(alphabet=_ALPHABET, max_size=20), max_size=8)
 
 
 def _per_line(lines: list[str]) -> set[str]:
@@ -19,9 +23,35 @@ def _per_line(lines: list[str]) -> set[str]:
     return vocab
 
 
-@given(st.lists(st.text(alphabet=_ALPHABET, max_size=20), max_size=8))
+@given(_LINES)
 def test_vocabulary_matches_a_pass_per_line(lines: list[str]) -> None:
     assert vocabulary(lines) == _per_line(lines)
+
+
+@given(_LINES)
+def test_compounds_are_the_words_with_a_hyphen(lines: list[str]) -> None:
+    assert Vocabulary(lines).compounds == {w for w in _per_line(lines) if "-" in w}
+
+
+@given(_LINES, st.text(alphabet=_ALPHABET, max_size=30), st.text(alphabet=_ALPHABET, max_size=12))
+def test_joins_are_those_of_the_whole_word_set(lines: list[str], prev: str, nxt: str) -> None:
+    prev += "-"  # a hyphen at the end of a line: the case the vocabulary decides
+    lines = [*lines, prev, nxt]
+    assert join_pair(prev, nxt, Vocabulary(lines)) == join_pair(prev, nxt, _per_line(lines))
+
+
+def test_a_compound_seen_keeps_its_hyphen_unless_the_word_is_seen_whole() -> None:
+    v = Vocabulary(["a well-known fact", "the self-", "evident truth"])
+    assert join_pair("it is well-", "known", v) == "it is well-known"
+    assert join_pair("it is a dehy-", "phenated word", v) == "it is a dehyphenated word"
+    both = Vocabulary(["well-known", "wellknown"])
+    assert join_pair("well-", "known", both) == "wellknown"
+
+
+def test_no_case_folding_makes_a_hyphen() -> None:
+    """A folded word holds a hyphen only when the word did: the compounds are all the
+    folded words with one."""
+    assert [c for c in range(sys.maxunicode + 1) if "-" in chr(c).casefold() and c != 0x2D] == []
 
 
 def test_no_word_spans_two_lines() -> None:

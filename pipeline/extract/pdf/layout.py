@@ -286,6 +286,29 @@ def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True
     return not (ends and len(prev.text) < 0.65 * stats.typical_len)
 
 
+_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")  # the _WORD matches with a hyphen
+
+
+class Vocabulary:
+    """The words of a document, lower case, for dehyphenation: ``join_pair`` asks whether
+    a hyphenated compound occurs (its tokens that hold a hyphen: found up front, in the
+    lines that hold one) and, only for a compound that does, whether the word joined
+    occurs (all tokens: found when first asked, most documents never ask)."""
+
+    __slots__ = ("_all", "_lines", "compounds")
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = list(lines)
+        hyphened = "\n".join([ln for ln in self._lines if "-" in ln])
+        self.compounds = {w.casefold() for w in set(_COMPOUND.findall(hyphened))}
+        self._all: set[str] | None = None
+
+    def words(self) -> set[str]:
+        if self._all is None:
+            self._all = vocabulary(self._lines)
+        return self._all
+
+
 def vocabulary(lines: Iterable[str]) -> set[str]:
     """Lower-cased words and hyphenated compounds seen anywhere (for dehyphenation): the
     distinct words of all lines found in one pass (a line break is no word character, so
@@ -293,7 +316,14 @@ def vocabulary(lines: Iterable[str]) -> set[str]:
     return {w.casefold() for w in set(_WORD.findall("\n".join(lines)))}
 
 
-def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
+def _last_word(text: str) -> str | None:
+    """The last ``_WORD`` match of ``text``: found in its last blank-free stretch (no
+    match spans a blank, so the matches there are the whole text's), else in all of it."""
+    words = _WORD.findall(text[text.rfind(" ") + 1 :]) or _WORD.findall(text)
+    return words[-1] if words else None
+
+
+def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -> str:
     if not nxt:
         return prev
     if prev.endswith("\u00ad"):
@@ -306,12 +336,15 @@ def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
         and nxt[:1].islower()
     ):
         if vocab:
-            head = _WORD.findall(prev[:-1])
-            tail = _WORD.findall(nxt)
-            if head and tail:
-                joined = (head[-1] + tail[0]).casefold()
-                hyphened = f"{head[-1]}-{tail[0]}".casefold()
-                if joined not in vocab and hyphened in vocab:
+            head = _last_word(prev[:-1])
+            tail = _WORD.match(nxt)  # nxt opens with a letter: its first word starts there
+            if head is not None and tail is not None:
+                joined = (head + tail.group()).casefold()
+                hyphened = f"{head}-{tail.group()}".casefold()
+                if isinstance(vocab, Vocabulary):
+                    if hyphened in vocab.compounds and joined not in vocab.words():
+                        return prev + nxt
+                elif joined not in vocab and hyphened in vocab:
                     return prev + nxt
         return prev[:-1] + nxt
     return f"{prev} {nxt}"
@@ -321,6 +354,7 @@ __all__ = [
     "Line",
     "LineCollector",
     "PageStats",
+    "Vocabulary",
     "clean_text",
     "continues",
     "join_pair",

@@ -49,10 +49,10 @@ from .layout import (
     PageFailure,
     PageLines,
     PageStats,
+    Vocabulary,
     continues,
     join_pair,
     page_stats,
-    vocabulary,
 )
 from .pdfium import RangeRead, pages_lines
 from .statements import find_statements
@@ -236,7 +236,7 @@ class TextBuilder:
         self._mark(page)
         self._put(markdown)
 
-    def paragraph(self, pieces: Sequence[tuple[int, str]], vocab: set[str], mono: bool) -> None:
+    def paragraph(self, pieces: Sequence[tuple[int, str]], vocab: Vocabulary, mono: bool) -> None:
         if not pieces:
             return
         self._sep()
@@ -318,7 +318,7 @@ class _Paragraph:
     ``prev`` is the last line taken, for the continuation test.
     """
 
-    vocab: set[str]  # the document's words, for undoing hyphenation when lines join
+    vocab: Vocabulary  # the document's words, for undoing hyphenation when lines join
     pieces: list[tuple[int, str]] = field(default_factory=list)
     edges: list[tuple[float, float]] = field(default_factory=list)
     mono: bool = False
@@ -361,7 +361,7 @@ def assemble(
     pages: Sequence[Sequence[Line]], plan: HeadingPlan, n_pages: int, labels: Sequence[str | None]
 ) -> tuple[str, tuple[Page, ...], tuple[OutlineEntry, ...]]:
     b = TextBuilder(n_pages)
-    para = _Paragraph(vocabulary(ln.text for lines in pages for ln in lines))
+    para = _Paragraph(Vocabulary(ln.text for lines in pages for ln in lines))
     for p, lines in enumerate(pages):
         _assemble_page(b, para, _page_parts(p, lines, plan))
     para.flush(b)
