@@ -82,6 +82,8 @@ class _Api:
             fn.argtypes, fn.restype = args, res
             return fn  # type: ignore[no-any-return]
 
+        self.load_pdf_page = bind("FPDF_LoadPage", [_VP, _INT], _VP)
+        self.close_pdf_page = bind("FPDF_ClosePage", [_VP], None)
         self.load_page = bind("FPDFText_LoadPage", [_VP], _VP)
         self.close_page = bind("FPDFText_ClosePage", [_VP], None)
         self.count_chars = bind("FPDFText_CountChars", [_VP], _INT)
@@ -158,10 +160,10 @@ def _font_flags(api: _Api, obj: int, fonts: Fonts) -> tuple[bool, bool, bool]:
     return flags
 
 
-def page_lines(page: Any, fonts: Fonts) -> list[Line]:
-    """Lines of a ``pypdfium2.PdfPage``."""
+def page_lines(page: int, fonts: Fonts) -> list[Line]:
+    """Lines of a page (PDFium's ``FPDF_PAGE`` handle)."""
     api = _api()
-    handle = api.load_page(ctypes.cast(page.raw, _VP).value)
+    handle = api.load_page(page)
     if not handle:
         return []
     tp = _VP(handle)  # as the calls bound without ``argtypes`` take it
@@ -492,16 +494,31 @@ def pages_lines(doc: Any, start: int, stop: int, *, symbols: bool = False) -> Ra
     first = start if symbols else None
     for i in range(start, stop):
         try:
-            page = doc[i]
+            out.append(_read_page(doc, i, fonts))
         except Exception as exc:
             out.append(PageFailure.of(exc))
-            continue
-        try:
-            out.append(page_lines(page, fonts))
-        except Exception as exc:
-            out.append(PageFailure.of(exc))
-        finally:
-            page.close()
         if first is None and fonts.symbols:
             first = i
     return RangeRead(out, first)
+
+
+def _read_page(doc: Any, i: int, fonts: Fonts) -> list[Line]:
+    """Page ``i`` loaded and closed through PDFium's own calls (what ``doc[i]`` and
+    ``page.close()`` do without a form environment, less their Python wrapping), through
+    pypdfium2 when the document has forms initialised."""
+    if doc.formenv:
+        page = doc[i]
+        try:
+            return page_lines(ctypes.cast(page.raw, _VP).value or 0, fonts)
+        finally:
+            page.close()
+    api = _api()
+    raw = api.load_pdf_page(ctypes.cast(doc.raw, _VP).value, i)
+    if not raw:
+        from pypdfium2 import PdfiumError
+
+        raise PdfiumError("Failed to load page.")  # what ``doc[i]`` raises
+    try:
+        return page_lines(raw, fonts)
+    finally:
+        api.close_pdf_page(raw)
