@@ -108,6 +108,7 @@ class _Api:
             _VP(ctypes.addressof(v)) for v in (self.left, self.right, self.bottom, self.top)
         )
         self.name = ctypes.create_string_buffer(256)
+        self.text = ctypes.create_string_buffer(1 << 16)  # a page's text (UTF-16), grown
         self.m = (ctypes.c_float * 6)()
         self.pm = _VP(ctypes.addressof(self.m))
         self.run = self._run_reader()
@@ -211,9 +212,11 @@ def _page_text(api: _Api, tp: _Tp) -> str:
     n = api.count_chars(tp)
     if n <= 0:
         return ""
-    buf = ctypes.create_string_buffer((n + 1) * 4)
+    buf = api.text
+    if len(buf) < (n + 1) * 4:  # one buffer per process, grown to the longest page
+        buf = api.text = ctypes.create_string_buffer((n + 1) * 4)
     got = api.get_text(tp, 0, n, buf)
-    text = buf.raw[: max(got - 1, 0) * 2].decode("utf-16-le", "replace")
+    text = ctypes.string_at(buf, max(got - 1, 0) * 2).decode("utf-16-le", "replace")
     if len(text) == n:
         return text
     return join_units([api.get_unicode(tp, i) for i in range(n)])
@@ -296,13 +299,18 @@ def _visual_lines(runs: list[_Run]) -> list[list[_Run]]:
     statement): a run that starts well left of the one before it on another baseline
     begins a new line."""
     out: list[list[_Run]] = []
+    cur: list[_Run] = []
+    last: _Run | None = None
     for r in runs:
-        last = out[-1][-1] if out else None
-        size = max(r.size, last.size) if last is not None else 0.0
-        if last is None or (r.x < last.x - size and abs(r.y - last.y) > 0.6 * size):
-            out.append([r])
-        else:
-            out[-1].append(r)
+        if last is not None:
+            size = last.size if last.size > r.size else r.size  # max(r.size, last.size)
+            if not (r.x < last.x - size and abs(r.y - last.y) > 0.6 * size):
+                cur.append(r)
+                last = r
+                continue
+        cur = [r]
+        out.append(cur)
+        last = r
     return out
 
 
@@ -460,21 +468,23 @@ def _line(runs: list[_Run]) -> Line | None:
     chars = bold = mono = 0
     segs: list[list[Any]] = []  # x0, end, raw text
     seg: list[Any] | None = None
-    for r in runs:
-        if seg is not None and seg[0] - 1.0 <= r.x <= seg[1] + max(r.size * 1.5, 4.0):
-            if r.end > seg[1]:
-                seg[1] = r.end
-            seg[2] += r.text
+    for raw, n, x, _y, rsize, end, rbold, rmono in runs:
+        reach = rsize * 1.5
+        if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
+            reach = 4.0
+        if seg is not None and seg[0] - 1.0 <= x <= seg[1] + reach:
+            if end > seg[1]:
+                seg[1] = end
+            seg[2] += raw
         else:
-            seg = [r.x, r.end, r.text]
+            seg = [x, end, raw]
             segs.append(seg)
-        n = r.chars
-        key = round(r.size, 1)
+        key = round(rsize, 1)
         sizes[key] = sizes.get(key, 0) + n
         chars += n
-        if r.bold:
+        if rbold:
             bold += n
-        if r.mono:
+        if rmono:
             mono += n
     cells: tuple[tuple[float, str], ...] = ()
     if len(segs) >= 2:
