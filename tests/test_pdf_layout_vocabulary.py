@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import sys
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pipeline.extract.pdf.layout import _WORD, Vocabulary, join_pair, vocabulary
+from pipeline.extract.pdf.layout import _WORD, Vocabulary, join_lines, join_pair, vocabulary
 
 # letters whose case folding changes length or adds a combining mark, hyphens, digits,
 # blanks and line breaks: where a joined pass could differ from one per line
@@ -56,3 +56,32 @@ def test_no_case_folding_makes_a_hyphen() -> None:
 
 def test_no_word_spans_two_lines() -> None:
     assert vocabulary(["well-", "known Straße"]) == {"well", "known", "strasse"}
+
+
+def _fold_pairs(texts: list[str], vocab: Vocabulary | None) -> tuple[str, list[int]]:
+    """What the paragraph join did before ``join_lines``: ``join_pair`` one text at a time."""
+    joined, starts = "", []
+    for text in texts:
+        if not joined:
+            starts.append(0)
+            joined = text
+            continue
+        new = join_pair(joined, text, vocab)
+        starts.append(len(new) - len(text))
+        joined = new
+    return joined, starts
+
+
+_PIECE = st.text(alphabet="ab-\u00ad Zé1.", max_size=8)
+
+
+@given(st.lists(_PIECE, max_size=10), st.lists(_PIECE, max_size=4), st.booleans())
+@example(["x", "a-", "b", "c-", "d"], ["a-b"], True)  # the last word reaches back past a join
+@example(["1 x-", "y-", "z"], [], True)
+@example(["a\u00ad", "-", "b"], [], False)  # a soft hyphen dropped: "a-" is one stretch
+@example(["ab\u00ad", "c-", "d"], ["abc-d"], True)  # the last word spans a dropped hyphen
+def test_join_lines_is_join_pair_one_text_at_a_time(
+    texts: list[str], more: list[str], with_vocab: bool
+) -> None:
+    vocab = Vocabulary([*texts, *more]) if with_vocab else None
+    assert join_lines(texts, vocab) == _fold_pairs(texts, vocab)

@@ -118,8 +118,8 @@ def _ascii_key(title: str) -> str | None:
 def _fold(line: str) -> str:
     """``line`` with the same length, lower case, the four characters ``re.IGNORECASE``
     matches to ASCII letters made those letters (U+0130 is the one character whose lower
-    case is two)."""
-    return line.translate(_ASCII_FOLD).lower()
+    case is two). An ASCII line holds none of the four: it is only lowered."""
+    return line.lower() if line.isascii() else line.translate(_ASCII_FOLD).lower()
 
 
 def _may_open(folded_line: str, key: str) -> bool:
@@ -297,7 +297,10 @@ def _window_key(s: _OutlineSearch, p: int, i: int, k: int) -> str:
     ck = (p, i, k)
     hit = s.keys.get(ck)
     if hit is None:
-        hit = norm_title(" ".join(ln.text for ln in s.pages[p][i : i + k]))
+        lines = s.pages[p]
+        hit = norm_title(
+            lines[i].text if k == 1 else " ".join([ln.text for ln in lines[i : i + k]])
+        )
         s.keys[ck] = hit
     return hit
 

@@ -318,16 +318,26 @@ def vocabulary(lines: Iterable[str]) -> set[str]:
 
 def _last_word(text: str) -> str | None:
     """The last ``_WORD`` match of ``text``: found in its last blank-free stretch (no
-    match spans a blank, so the matches there are the whole text's), else in all of it."""
+    match spans a blank, so the matches there are the whole text's), else in all of it.
+    ``join_pair`` asks when the stretch ends in a letter, which is a match: the rest of the
+    text is then never read."""
     words = _WORD.findall(text[text.rfind(" ") + 1 :]) or _WORD.findall(text)
     return words[-1] if words else None
 
 
-def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -> str:
+# how join_pair joins two lines
+_KEEP, _DROP, _GLUE, _SPACE = 0, 1, 2, 3  # prev; prev[:-1] + nxt; prev + nxt; prev + " " + nxt
+
+
+def _join_how(prev: str, nxt: str, vocab: set[str] | Vocabulary | None) -> int:
+    """How ``join_pair`` joins ``nxt`` to ``prev``. It reads ``prev`` from its end only: its
+    last two characters and the last word before its last one, asked for only when the
+    character before the last is a letter (``_last_word``: found after the last blank), so
+    ``prev`` may be the end of a longer text from a blank on."""
     if not nxt:
-        return prev
+        return _KEEP
     if prev.endswith("\u00ad"):
-        return prev[:-1] + nxt
+        return _DROP
     if (
         prev.endswith("-")
         and len(prev) > 1
@@ -343,11 +353,55 @@ def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -
                 hyphened = f"{head}-{tail.group()}".casefold()
                 if isinstance(vocab, Vocabulary):
                     if hyphened in vocab.compounds and joined not in vocab.words():
-                        return prev + nxt
+                        return _GLUE
                 elif joined not in vocab and hyphened in vocab:
-                    return prev + nxt
+                    return _GLUE
+        return _DROP
+    return _SPACE
+
+
+def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -> str:
+    how = _join_how(prev, nxt, vocab)
+    if how == _KEEP:
+        return prev
+    if how == _DROP:
         return prev[:-1] + nxt
-    return f"{prev} {nxt}"
+    return prev + nxt if how == _GLUE else f"{prev} {nxt}"
+
+
+def join_lines(texts: Sequence[str], vocab: Vocabulary | None) -> tuple[str, list[int]]:
+    """``texts`` joined as ``join_pair`` joins them one after the other, and the offset in
+    the result at which each text's place begins (after the last text joined, for a text
+    left out), in time linear in the length: the text joined so far is kept in parts and
+    read from its last blank on (all that ``join_pair`` looks at)."""
+    parts: list[str] = []
+    starts: list[int] = []
+    length = 0
+    view = ""  # the joined text from its last blank separator on (all of it before one)
+    for text in texts:
+        if length == 0:  # nothing joined yet: the text is the start
+            starts.append(0)
+            parts, view, length = [text], text, len(text)
+            continue
+        how = _join_how(view, text, vocab)
+        if how == _KEEP:
+            starts.append(length)
+            continue
+        if how == _DROP:
+            parts[-1] = parts[-1][:-1]
+            view = view[:-1] + text
+            length -= 1
+            parts.append(text)
+        elif how == _GLUE:
+            view += text
+            parts.append(text)
+        else:
+            view = " " + text
+            parts.append(view)
+            length += 1
+        length += len(text)
+        starts.append(length - len(text))
+    return "".join(parts), starts
 
 
 __all__ = [
@@ -357,6 +411,7 @@ __all__ = [
     "Vocabulary",
     "clean_text",
     "continues",
+    "join_lines",
     "join_pair",
     "page_stats",
     "vocabulary",

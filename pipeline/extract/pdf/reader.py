@@ -51,7 +51,7 @@ from .layout import (
     PageStats,
     Vocabulary,
     continues,
-    join_pair,
+    join_lines,
     page_stats,
 )
 from .pdfium import RangeRead, pages_lines
@@ -241,16 +241,19 @@ class TextBuilder:
             return
         self._sep()
         # join, remembering where each page's first piece starts in the joined string
-        joined = ""
         starts: list[tuple[int, int]] = []
-        for page, text in pieces:
-            if not joined:
-                starts.append((page, 0))
-                joined = text
-                continue
-            new = joined + "\n" + text if mono else join_pair(joined, text, vocab)
-            starts.append((page, len(new) - len(text)))
-            joined = new
+        if mono:
+            joined = ""
+            for page, text in pieces:
+                if not joined:
+                    starts.append((page, 0))
+                    joined = text
+                    continue
+                joined += "\n" + text
+                starts.append((page, len(joined) - len(text)))
+        else:
+            joined, offsets = join_lines([text for _, text in pieces], vocab)
+            starts = [(page, off) for (page, _), off in zip(pieces, offsets, strict=True)]
         escaped = _ESCAPE_HASH.sub(r"\1\\#", joined)
         if escaped != joined:  # offsets shift by one per escaped line start
             shifts = [m.start() for m in _ESCAPE_HASH.finditer(joined)]
