@@ -264,12 +264,12 @@ def _mark_front_and_back_matter(pages: Sequence[Sequence[str]], kind_of: Marks) 
 def _index_continues(page: _Page, in_index: bool) -> bool:
     """An index starts on a titled page in the back matter and runs while pages look like
     index entries."""
-    back = page.number >= page.count * 0.6
-    if not (back or in_index):  # neither rule can hold: the entries are not read
+    starts = page.number >= page.count * 0.6 and page.titled(_INDEX_TITLE)
+    if not (starts or in_index):  # neither rule can hold: the entries are not read
         return False
     index_like = page.index_lines()
     share = len(index_like) / len(page.texts)
-    if back and page.titled(_INDEX_TITLE) and share >= 0.5 and len(index_like) >= 6:
+    if starts and share >= 0.5 and len(index_like) >= 6:
         return True
     return in_index and share >= 0.5 and len(index_like) >= 4
 

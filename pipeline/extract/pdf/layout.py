@@ -14,6 +14,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 LIGATURES = str.maketrans(
@@ -240,6 +241,9 @@ class LineCollector:
 # --- paragraphs -------------------------------------------------------------------------
 
 
+_COUNT = itemgetter(1)
+
+
 class PageStats(NamedTuple):
     left: float
     gap: float
@@ -249,8 +253,13 @@ class PageStats(NamedTuple):
 def page_stats(lines: Sequence[Line]) -> PageStats:
     if not lines:
         return PageStats(0.0, 12.0, 60)
-    xs = Counter(round(ln.x) for ln in lines if len(ln.text) > 20)
-    left = float(xs.most_common(1)[0][0]) if xs else min(ln.x for ln in lines)
+    xs: dict[int, int] = {}
+    for ln in lines:
+        if len(ln.text) > 20:
+            x = round(ln.x)
+            xs[x] = xs.get(x, 0) + 1
+    # the first x of the most lines, as ``Counter.most_common(1)`` picks it
+    left = float(max(xs.items(), key=_COUNT)[0]) if xs else min(ln.x for ln in lines)
     gaps = [
         a.y - b.y
         for a, b in itertools.pairwise(lines)
