@@ -141,6 +141,11 @@ def _run_in_split(line: str, title: str) -> int:
     """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
     key = _ascii_key(title)
     if key is not None:
+        head = line.lstrip()[:1]
+        if head and key:  # the line's first letter must be the title's, or open a number
+            first = _fold(head)
+            if first != key[0] and not (first in "ivx." or first.isdecimal()):
+                return 0  # what _may_open finds: the number is empty, the key not first
         low = _fold(line)
         if not _may_open(low, key):
             return 0
