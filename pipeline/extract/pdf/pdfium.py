@@ -371,7 +371,7 @@ def _runs_per_word(
 ) -> list[_Run]:
     """Runs from the text object of each word's first character (a font change inside a
     word is not seen; that is the price of reading words rather than characters)."""
-    words = [(m.start(), m.end()) for m in _WORD.finditer(text, a, b)]
+    words = [m.span() for m in _WORD.finditer(text, a, b)]
     starts = _object_starts(api.text_object, tp, [w[0] for w in words], jump=jump)
     if not starts:
         return []
@@ -393,20 +393,21 @@ def _runs_per_char(
     starts = _object_starts(api.text_object, tp, range(a, b), jump=jump)
     if not starts:
         return []
-    spans = [
-        (a if j == 0 else a + k, a + starts[j + 1][0] if j + 1 < len(starts) else b, obj)
-        for j, (k, obj) in enumerate(starts)
-    ]  # leading characters with no object belong to the first run
     out: list[_Run] = []
     run = api.run
     pending = ""  # a blank run joins the next one
-    for s, e, obj in spans:
+    n = len(starts)
+    for j in range(n):
+        k, obj = starts[j]
+        s = a if j == 0 else a + k  # leading characters with no object: the first run's
+        e = a + starts[j + 1][0] if j + 1 < n else b
         raw = text[s:e]
-        if not raw.strip():
+        stripped = raw.strip()
+        if not stripped:
             pending += raw
             continue
-        first = s + len(raw) - len(raw.lstrip())
-        last = s + len(raw.rstrip()) - 1
+        first = s + raw.find(stripped)  # its first non-blank: no earlier place holds it
+        last = first + len(stripped) - 1
         bold, mono, symbol = _font_flags(api, obj, fonts)
         piece = pending + (raw.translate(_OMS) if symbol else raw)
         pending = ""
