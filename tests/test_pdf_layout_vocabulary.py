@@ -85,3 +85,15 @@ def test_join_lines_is_join_pair_one_text_at_a_time(
 ) -> None:
     vocab = Vocabulary([*texts, *more]) if with_vocab else None
     assert join_lines(texts, vocab) == _fold_pairs(texts, vocab)
+
+
+@given(_LINES, st.text(alphabet=_ALPHABET, max_size=6))
+def test_has_word_is_membership_in_the_words(lines: list[str], word: str) -> None:
+    folded = word.casefold()
+    assert Vocabulary(lines).has_word(folded) == (folded in _per_line(lines))
+
+
+def test_no_character_folds_differently_in_a_string() -> None:
+    """``has_word`` relies on case folding mapping each character on its own."""
+    text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert text.casefold() == "".join(c.casefold() for c in text)

@@ -302,20 +302,33 @@ class Vocabulary:
     """The words of a document, lower case, for dehyphenation: ``join_pair`` asks whether
     a hyphenated compound occurs (its tokens that hold a hyphen: found up front, in the
     lines that hold one) and, only for a compound that does, whether the word joined
-    occurs (all tokens: found when first asked, most documents never ask)."""
+    occurs (``has_word``: looked for in the text case-folded, the words found only when
+    it is there)."""
 
-    __slots__ = ("_all", "_lines", "compounds")
+    __slots__ = ("_all", "_folded", "_lines", "compounds")
 
     def __init__(self, lines: Iterable[str]) -> None:
         self._lines = list(lines)
         hyphened = "\n".join([ln for ln in self._lines if "-" in ln])
         self.compounds = {w.casefold() for w in set(_COMPOUND.findall(hyphened))}
         self._all: set[str] | None = None
+        self._folded: str | None = None
 
     def words(self) -> set[str]:
         if self._all is None:
             self._all = vocabulary(self._lines)
         return self._all
+
+    def has_word(self, word: str) -> bool:
+        """Whether ``word`` (case-folded) is one of the words. Case folding maps each
+        character on its own, so a word's folding is part of its line's: a word not in the
+        folded text is none of them, found without tokenizing the text."""
+        if self._all is None:
+            if self._folded is None:
+                self._folded = "\n".join(self._lines).casefold()
+            if word not in self._folded:
+                return False
+        return word in self.words()
 
 
 def vocabulary(lines: Iterable[str]) -> set[str]:
@@ -361,7 +374,7 @@ def _join_how(prev: str, nxt: str, vocab: set[str] | Vocabulary | None) -> int:
                 joined = (head + tail.group()).casefold()
                 hyphened = f"{head}-{tail.group()}".casefold()
                 if isinstance(vocab, Vocabulary):
-                    if hyphened in vocab.compounds and joined not in vocab.words():
+                    if hyphened in vocab.compounds and not vocab.has_word(joined):
                         return _GLUE
                 elif joined not in vocab and hyphened in vocab:
                     return _GLUE
