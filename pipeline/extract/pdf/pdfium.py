@@ -257,7 +257,10 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
                 runs = _runs_per_char(api, tp, text, a, b, fonts, jump)
             else:
                 runs = _runs_per_word(api, tp, text, a, b, fonts, jump)
-            found.extend(_visual_lines(runs))
+            if len(runs) == 1:  # what _visual_lines makes of it
+                found.append(runs)
+            else:
+                found.extend(_visual_lines(runs))
         a = nxt
     # 2. sub/superscripts and fraction parts that PDFium puts on lines of their own go
     #    back on their line (pypdf breaks a line when the baseline moves > 0.8 x size)
