@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pipeline.extract.boilerplate import detect_boilerplate, normalize_repeated
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.extract.boilerplate import _leaders, detect_boilerplate, normalize_repeated
 from pipeline.model import boilerplate_counts
-from pipeline.text.furniture import is_dot_leader, is_page_number
+from pipeline.text.furniture import DOT_LEADER, is_dot_leader, is_page_number
 
 BODY = [
     "The quick brown fox jumps over the lazy dog and keeps running far away.",
@@ -170,3 +173,11 @@ def test_running_heads_carrying_the_page_number_are_removed() -> None:
     assert (4, 1) not in kinds and all(r.line == 0 for r in result.removed)
     pages[0][0] = "Chapter 41"  # a chapter label that happens to match the page number
     assert (1, 0) not in {(r.page, r.line) for r in detect_boilerplate(pages).removed}
+
+
+@given(st.text(alphabet=". ·…\tab1Ⅳ", max_size=30))
+def test_leader_count_is_needed_for_a_dot_leader(text: str) -> None:
+    """``_leaders`` (a count) is a necessary condition of ``DOT_LEADER``: the pattern is
+    run only on lines that pass it."""
+    if DOT_LEADER.match(text):
+        assert _leaders(text)

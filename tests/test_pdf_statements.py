@@ -7,12 +7,15 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 pytest.importorskip("pypdf")
 fpdf = pytest.importorskip("fpdf")
 
 from pipeline import chunk_document  # noqa: E402
 from pipeline.chunk.invariants import check_chunks  # noqa: E402
+from pipeline.extract.pdf import statements  # noqa: E402
 from pipeline.extract.pdf.layout import Line  # noqa: E402
 from pipeline.extract.pdf.reader import read_pdf  # noqa: E402
 from pipeline.extract.pdf.statements import find_statements, read_row  # noqa: E402
@@ -197,3 +200,22 @@ def test_numbers_in_prose_or_a_single_column_are_no_statement() -> None:
     assert not find_statements(prose)
     listing = [_ln(700 - 10 * k, (50, f"Item {k}"), (300, f"{k},000")) for k in range(5)]
     assert not find_statements(listing)  # one column of numbers and no header
+
+
+_ROW_TEXT = st.text(alphabet="aN/AM nm$€%,.()—-1 2\t", max_size=16)
+
+
+@given(st.lists(_ROW_TEXT, max_size=4), st.booleans())
+@example(["Total $"], False)  # a lone sign is peeled off the label
+@example(["Total", "NM"], False)
+def test_rows_of_lines_without_values_are_read_without_tokenizing(
+    texts: list[str], mono: bool
+) -> None:
+    """The shortcut for lines where no word may be a value (``_may_hold_value``) reads the
+    row every line would give read in full."""
+    cells = tuple((50.0 + 100 * k, t) for k, t in enumerate(texts)) if len(texts) > 1 else ()
+    line = Line(" ".join(texts), 50.0, 700.0, 10.0, False, mono, cells)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(statements, "_may_hold_value", lambda _text: True)
+        full = read_row(line)
+    assert read_row(line) == full

@@ -3,14 +3,17 @@ reads real corpus pages into the same structure as the pypdf layer."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pipeline.extract.pdf import pdfium
 from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
-from pipeline.extract.pdf.pdfium import _object_starts, _Run, _visual_lines, join_units
+from pipeline.extract.pdf.pdfium import _RTL, _object_starts, _Run, _visual_lines, join_units
 from pipeline.extract.pdf.reader import read_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -108,10 +111,12 @@ def _scan(objs: list[int | None]) -> list[tuple[int, int]]:
 
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.lists(st.booleans(), max_size=40)), max_size=12))
+@example([(6, [False, True, False, False]), (3, [False, True, True]), (6, [True, True])])
 def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> None:
     """Text objects whose characters lie together, with characters of no object (PDFium's
-    generated spaces) anywhere: the bisection finds the starts a full scan finds, reading
-    fewer positions once runs are long."""
+    generated spaces) anywhere: jumping over positions finds the starts a full scan finds,
+    each position read once at most. The example is what a bisection got wrong (object
+    2 between positions it had read blank)."""
     objs: list[int | None] = []
     for obj, (length, gaps) in enumerate(runs, start=1):
         for i in range(length):
@@ -122,5 +127,47 @@ def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> 
         reads.append(k)
         return objs[k]
 
+    for jump in (True, False):
+        reads.clear()
+        assert _object_starts(probe, None, range(len(objs)), jump=jump) == _scan(objs)
+        assert len(set(reads)) == len(reads)  # each position read once at most
+
+
+def test_object_starts_read_fewer_positions_than_a_scan() -> None:
+    objs: list[int | None] = [o for o in range(1, 11) for _ in range(20)]  # ten of 20 chars
+    reads: list[int] = []
+
+    def probe(_tp: object, k: int) -> int | None:
+        reads.append(k)
+        return objs[k]
+
     assert _object_starts(probe, None, range(len(objs))) == _scan(objs)
-    assert len(set(reads)) == len(reads)  # each position read once at most
+    assert len(reads) < len(objs) / 2
+
+
+def test_right_to_left_characters_are_all_found() -> None:
+    """Every code point of a right-to-left bidirectional class is one PDFium may reorder
+    a line for: the pattern that makes ``_object_starts`` read every position finds it."""
+    rtl = ("R", "AL", "AN", "RLE", "RLO", "RLI")
+    missed = [
+        c
+        for c in range(0x110000)
+        if unicodedata.bidirectional(chr(c)) in rtl and not _RTL.match(chr(c))
+    ]
+    assert missed == []
+    assert _RTL.search("plain text, 12 € ∑ ⟨x⟩ ﬁ") is None
+
+
+@pytest.mark.parametrize("name", ["biblatex-symbol-pages.pdf", "kaobook-minimal-report.pdf"])
+def test_jumps_read_the_lines_a_full_read_does(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Real pages (math-symbol fonts read per character, text per word): the same lines
+    whether text objects are found jumping over positions or reading every one."""
+    doc = pdfium.open_document(FIXTURES / name)
+    try:
+        fast = pdfium.pages_lines(doc, 0, len(doc))
+        monkeypatch.setattr(pdfium, "_RTL", re.compile("(?s:.)"))  # as for right-to-left text
+        full = pdfium.pages_lines(doc, 0, len(doc))
+    finally:
+        doc.close()
+    assert fast == full
+    assert fast.symbols_from is not None or name != "biblatex-symbol-pages.pdf"

@@ -79,6 +79,12 @@ _ROMAN_TOKEN = re.compile(rf"\b(?=[ivxlc]+\b){ROMAN}\b")
 _SPACES = re.compile(r"\s+")
 
 
+def _leaders(text: str) -> bool:
+    """Whether ``text`` holds the four leader characters ``DOT_LEADER`` needs at least (a
+    count is a tenth of its match on a line without them)."""
+    return text.count(".") + text.count("·") + text.count("…") >= 4
+
+
 def _collapse(text: str) -> str:
     """``text`` with each run of blanks one space; as it is when its only blanks are single
     spaces (every other character ``\\s`` matches is not printable)."""
@@ -205,19 +211,26 @@ class _Page:
     count: int  # pages in the document
     texts: dict[int, str]  # line index -> text with spacing collapsed
     dots: list[int]  # dot-leader lines
-    trailing: list[int]  # lines ending in a page number (not a row of figures)
 
     @classmethod
     def of(cls, p: int, lines: Sequence[str], count: int, kind_of: Marks) -> _Page:
-        live = [i for i, s in enumerate(lines) if s.strip() and (p, i) not in kind_of]
-        texts = {i: _collapse(lines[i].strip()) for i in live}
-        dots = [i for i in live if DOT_LEADER.match(texts[i])]
-        trailing = [
+        texts = {
+            i: _collapse(s.strip())
+            for i, s in enumerate(lines)
+            if s.strip() and (p, i) not in kind_of
+        }
+        dots = [i for i, t in texts.items() if _leaders(t) and DOT_LEADER.match(t)]
+        return cls(p, count, texts, dots)
+
+    def trailing(self) -> list[int]:
+        """Lines ending in a page number (not a row of figures), dot leaders aside: read
+        only where a contents page may be (most pages are not looked at for it)."""
+        dots = set(self.dots)
+        return [
             i
-            for i in live
-            if i not in dots and _trailing_number(texts[i]) and not _FIGURES.search(texts[i])
+            for i, t in self.texts.items()
+            if i not in dots and _trailing_number(t) and not _FIGURES.search(t)
         ]
-        return cls(p, count, texts, dots, trailing)
 
     def titled(self, title: re.Pattern[str]) -> bool:
         return any(title.match(t) for t in list(self.texts.values())[:5])
@@ -251,10 +264,12 @@ def _mark_front_and_back_matter(pages: Sequence[Sequence[str]], kind_of: Marks) 
 def _index_continues(page: _Page, in_index: bool) -> bool:
     """An index starts on a titled page in the back matter and runs while pages look like
     index entries."""
+    starts = page.number >= page.count * 0.6 and page.titled(_INDEX_TITLE)
+    if not (starts or in_index):  # neither rule can hold: the entries are not read
+        return False
     index_like = page.index_lines()
     share = len(index_like) / len(page.texts)
-    back = page.number >= page.count * 0.6
-    if back and page.titled(_INDEX_TITLE) and share >= 0.5 and len(index_like) >= 6:
+    if starts and share >= 0.5 and len(index_like) >= 6:
         return True
     return in_index and share >= 0.5 and len(index_like) >= 4
 
@@ -262,11 +277,13 @@ def _index_continues(page: _Page, in_index: bool) -> bool:
 def _mark_contents(page: _Page, kind_of: Marks) -> None:
     """A contents page (mostly entries, in the front matter or titled so): its entries
     and the wrapped titles between them. Elsewhere only dot leaders, two or more."""
-    tocish = len(page.dots) + len(page.trailing)
     front = page.number < max(15, page.count // 5)
     p = page.number
-    if tocish >= 4 and tocish / len(page.texts) >= 0.5 and (front or page.titled(CONTENTS_TITLE)):
-        marked = sorted({*page.dots, *page.trailing})
+    contents = front or page.titled(CONTENTS_TITLE)
+    trailing = page.trailing() if contents else []
+    tocish = len(page.dots) + len(trailing)
+    if contents and tocish >= 4 and tocish / len(page.texts) >= 0.5:
+        marked = sorted({*page.dots, *trailing})
         for i in marked:
             kind_of[(p, i)] = "toc"
         for a, b in itertools.pairwise(marked):

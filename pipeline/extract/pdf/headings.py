@@ -118,8 +118,8 @@ def _ascii_key(title: str) -> str | None:
 def _fold(line: str) -> str:
     """``line`` with the same length, lower case, the four characters ``re.IGNORECASE``
     matches to ASCII letters made those letters (U+0130 is the one character whose lower
-    case is two)."""
-    return line.translate(_ASCII_FOLD).lower()
+    case is two). An ASCII line holds none of the four: it is only lowered."""
+    return line.lower() if line.isascii() else line.translate(_ASCII_FOLD).lower()
 
 
 def _may_open(folded_line: str, key: str) -> bool:
@@ -141,6 +141,11 @@ def _run_in_split(line: str, title: str) -> int:
     """Length of the prefix of ``line`` that is ``title`` (optionally numbered), or 0."""
     key = _ascii_key(title)
     if key is not None:
+        head = line.lstrip()[:1]
+        if head and key:  # the line's first letter must be the title's, or open a number
+            first = _fold(head)
+            if first != key[0] and not (first in "ivx." or first.isdecimal()):
+                return 0  # what _may_open finds: the number is empty, the key not first
         low = _fold(line)
         if not _may_open(low, key):
             return 0
@@ -297,7 +302,10 @@ def _window_key(s: _OutlineSearch, p: int, i: int, k: int) -> str:
     ck = (p, i, k)
     hit = s.keys.get(ck)
     if hit is None:
-        hit = norm_title(" ".join(ln.text for ln in s.pages[p][i : i + k]))
+        lines = s.pages[p]
+        hit = norm_title(
+            lines[i].text if k == 1 else " ".join([ln.text for ln in lines[i : i + k]])
+        )
         s.keys[ck] = hit
     return hit
 
@@ -326,8 +334,10 @@ def _find(
 def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
     """How many free lines from ``i`` (1–3) read as the title ``key``; 0 when none do."""
     n = len(s.pages[p])
+    used = s.used
     for k in (1, 2, 3):
-        if i + k > n or any((p, j) in s.used for j in range(i, i + k)):
+        # lines i .. i+k-1 free (those before the last were checked for a smaller k)
+        if i + k > n or (p, i + k - 1) in used:
             return 0
         wk = _window_key(s, p, i, k)
         if wk == key and key:

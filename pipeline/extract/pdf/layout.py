@@ -14,6 +14,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 LIGATURES = str.maketrans(
@@ -240,6 +241,9 @@ class LineCollector:
 # --- paragraphs -------------------------------------------------------------------------
 
 
+_COUNT = itemgetter(1)
+
+
 class PageStats(NamedTuple):
     left: float
     gap: float
@@ -249,8 +253,13 @@ class PageStats(NamedTuple):
 def page_stats(lines: Sequence[Line]) -> PageStats:
     if not lines:
         return PageStats(0.0, 12.0, 60)
-    xs = Counter(round(ln.x) for ln in lines if len(ln.text) > 20)
-    left = float(xs.most_common(1)[0][0]) if xs else min(ln.x for ln in lines)
+    xs: dict[int, int] = {}
+    for ln in lines:
+        if len(ln.text) > 20:
+            x = round(ln.x)
+            xs[x] = xs.get(x, 0) + 1
+    # the first x of the most lines, as ``Counter.most_common(1)`` picks it
+    left = float(max(xs.items(), key=_COUNT)[0]) if xs else min(ln.x for ln in lines)
     gaps = [
         a.y - b.y
         for a, b in itertools.pairwise(lines)
@@ -286,19 +295,71 @@ def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True
     return not (ends and len(prev.text) < 0.65 * stats.typical_len)
 
 
+_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")  # the _WORD matches with a hyphen
+
+
+class Vocabulary:
+    """The words of a document, lower case, for dehyphenation: ``join_pair`` asks whether
+    a hyphenated compound occurs (its tokens that hold a hyphen: found up front, in the
+    lines that hold one) and, only for a compound that does, whether the word joined
+    occurs (``has_word``: looked for in the text case-folded, the words found only when
+    it is there)."""
+
+    __slots__ = ("_all", "_folded", "_lines", "compounds")
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._lines = list(lines)
+        hyphened = "\n".join([ln for ln in self._lines if "-" in ln])
+        self.compounds = {w.casefold() for w in set(_COMPOUND.findall(hyphened))}
+        self._all: set[str] | None = None
+        self._folded: str | None = None
+
+    def words(self) -> set[str]:
+        if self._all is None:
+            self._all = vocabulary(self._lines)
+        return self._all
+
+    def has_word(self, word: str) -> bool:
+        """Whether ``word`` (case-folded) is one of the words. Case folding maps each
+        character on its own, so a word's folding is part of its line's: a word not in the
+        folded text is none of them, found without tokenizing the text."""
+        if self._all is None:
+            if self._folded is None:
+                self._folded = "\n".join(self._lines).casefold()
+            if word not in self._folded:
+                return False
+        return word in self.words()
+
+
 def vocabulary(lines: Iterable[str]) -> set[str]:
-    """Lower-cased words and hyphenated compounds seen anywhere (for dehyphenation)."""
-    vocab: set[str] = set()
-    for line in lines:
-        vocab.update(w.casefold() for w in _WORD.findall(line))
-    return vocab
+    """Lower-cased words and hyphenated compounds seen anywhere (for dehyphenation): the
+    distinct words of all lines found in one pass (a line break is no word character, so
+    no word spans two lines), each case-folded once."""
+    return {w.casefold() for w in set(_WORD.findall("\n".join(lines)))}
 
 
-def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
+def _last_word(text: str) -> str | None:
+    """The last ``_WORD`` match of ``text``: found in its last blank-free stretch (no
+    match spans a blank, so the matches there are the whole text's), else in all of it.
+    ``join_pair`` asks when the stretch ends in a letter, which is a match: the rest of the
+    text is then never read."""
+    words = _WORD.findall(text[text.rfind(" ") + 1 :]) or _WORD.findall(text)
+    return words[-1] if words else None
+
+
+# how join_pair joins two lines
+_KEEP, _DROP, _GLUE, _SPACE = 0, 1, 2, 3  # prev; prev[:-1] + nxt; prev + nxt; prev + " " + nxt
+
+
+def _join_how(prev: str, nxt: str, vocab: set[str] | Vocabulary | None) -> int:
+    """How ``join_pair`` joins ``nxt`` to ``prev``. It reads ``prev`` from its end only: its
+    last two characters and the last word before its last one, asked for only when the
+    character before the last is a letter (``_last_word``: found after the last blank), so
+    ``prev`` may be the end of a longer text from a blank on."""
     if not nxt:
-        return prev
+        return _KEEP
     if prev.endswith("\u00ad"):
-        return prev[:-1] + nxt
+        return _DROP
     if (
         prev.endswith("-")
         and len(prev) > 1
@@ -307,23 +368,72 @@ def join_pair(prev: str, nxt: str, vocab: set[str] | None = None) -> str:
         and nxt[:1].islower()
     ):
         if vocab:
-            head = _WORD.findall(prev[:-1])
-            tail = _WORD.findall(nxt)
-            if head and tail:
-                joined = (head[-1] + tail[0]).casefold()
-                hyphened = f"{head[-1]}-{tail[0]}".casefold()
-                if joined not in vocab and hyphened in vocab:
-                    return prev + nxt
+            head = _last_word(prev[:-1])
+            tail = _WORD.match(nxt)  # nxt opens with a letter: its first word starts there
+            if head is not None and tail is not None:
+                joined = (head + tail.group()).casefold()
+                hyphened = f"{head}-{tail.group()}".casefold()
+                if isinstance(vocab, Vocabulary):
+                    if hyphened in vocab.compounds and not vocab.has_word(joined):
+                        return _GLUE
+                elif joined not in vocab and hyphened in vocab:
+                    return _GLUE
+        return _DROP
+    return _SPACE
+
+
+def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -> str:
+    how = _join_how(prev, nxt, vocab)
+    if how == _KEEP:
+        return prev
+    if how == _DROP:
         return prev[:-1] + nxt
-    return f"{prev} {nxt}"
+    return prev + nxt if how == _GLUE else f"{prev} {nxt}"
+
+
+def join_lines(texts: Sequence[str], vocab: Vocabulary | None) -> tuple[str, list[int]]:
+    """``texts`` joined as ``join_pair`` joins them one after the other, and the offset in
+    the result at which each text's place begins (after the last text joined, for a text
+    left out), in time linear in the length: the text joined so far is kept in parts and
+    read from its last blank on (all that ``join_pair`` looks at)."""
+    parts: list[str] = []
+    starts: list[int] = []
+    length = 0
+    view = ""  # the joined text from its last blank separator on (all of it before one)
+    for text in texts:
+        if length == 0:  # nothing joined yet: the text is the start
+            starts.append(0)
+            parts, view, length = [text], text, len(text)
+            continue
+        how = _join_how(view, text, vocab)
+        if how == _KEEP:
+            starts.append(length)
+            continue
+        if how == _DROP:
+            parts[-1] = parts[-1][:-1]
+            view = view[:-1] + text
+            length -= 1
+            parts.append(text)
+        elif how == _GLUE:
+            view += text
+            parts.append(text)
+        else:
+            view = " " + text
+            parts.append(view)
+            length += 1
+        length += len(text)
+        starts.append(length - len(text))
+    return "".join(parts), starts
 
 
 __all__ = [
     "Line",
     "LineCollector",
     "PageStats",
+    "Vocabulary",
     "clean_text",
     "continues",
+    "join_lines",
     "join_pair",
     "page_stats",
     "vocabulary",

@@ -49,10 +49,10 @@ from .layout import (
     PageFailure,
     PageLines,
     PageStats,
+    Vocabulary,
     continues,
-    join_pair,
+    join_lines,
     page_stats,
-    vocabulary,
 )
 from .pdfium import RangeRead, pages_lines
 from .statements import find_statements
@@ -236,21 +236,24 @@ class TextBuilder:
         self._mark(page)
         self._put(markdown)
 
-    def paragraph(self, pieces: Sequence[tuple[int, str]], vocab: set[str], mono: bool) -> None:
+    def paragraph(self, pieces: Sequence[tuple[int, str]], vocab: Vocabulary, mono: bool) -> None:
         if not pieces:
             return
         self._sep()
         # join, remembering where each page's first piece starts in the joined string
-        joined = ""
         starts: list[tuple[int, int]] = []
-        for page, text in pieces:
-            if not joined:
-                starts.append((page, 0))
-                joined = text
-                continue
-            new = joined + "\n" + text if mono else join_pair(joined, text, vocab)
-            starts.append((page, len(new) - len(text)))
-            joined = new
+        if mono:
+            joined = ""
+            for page, text in pieces:
+                if not joined:
+                    starts.append((page, 0))
+                    joined = text
+                    continue
+                joined += "\n" + text
+                starts.append((page, len(joined) - len(text)))
+        else:
+            joined, offsets = join_lines([text for _, text in pieces], vocab)
+            starts = [(page, off) for (page, _), off in zip(pieces, offsets, strict=True)]
         escaped = _ESCAPE_HASH.sub(r"\1\\#", joined)
         if escaped != joined:  # offsets shift by one per escaped line start
             shifts = [m.start() for m in _ESCAPE_HASH.finditer(joined)]
@@ -318,7 +321,7 @@ class _Paragraph:
     ``prev`` is the last line taken, for the continuation test.
     """
 
-    vocab: set[str]  # the document's words, for undoing hyphenation when lines join
+    vocab: Vocabulary  # the document's words, for undoing hyphenation when lines join
     pieces: list[tuple[int, str]] = field(default_factory=list)
     edges: list[tuple[float, float]] = field(default_factory=list)
     mono: bool = False
@@ -361,7 +364,7 @@ def assemble(
     pages: Sequence[Sequence[Line]], plan: HeadingPlan, n_pages: int, labels: Sequence[str | None]
 ) -> tuple[str, tuple[Page, ...], tuple[OutlineEntry, ...]]:
     b = TextBuilder(n_pages)
-    para = _Paragraph(vocabulary(ln.text for lines in pages for ln in lines))
+    para = _Paragraph(Vocabulary(ln.text for lines in pages for ln in lines))
     for p, lines in enumerate(pages):
         _assemble_page(b, para, _page_parts(p, lines, plan))
     para.flush(b)

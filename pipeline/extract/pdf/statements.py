@@ -115,11 +115,26 @@ def _peel(x: float, text: str, size: float) -> tuple[str, list[_Value]]:
     return text[: words[k][0]].rstrip(), values
 
 
+# what every value or currency sign holds but a word-only value: a digit, a dash or the
+# sign (``_VALUE``, ``_CURRENCY``)
+_VALUE_MARK = re.compile(r"[\d—–\-$€£¥]")
+_WORD_VALUES = frozenset({"NM", "NA", "N/A", "nm", "na", "n/a"})
+
+
+def _may_hold_value(text: str) -> bool:
+    """Whether a word of ``text`` may be a value or a currency sign: most lines of prose
+    hold none, and are then not tokenized."""
+    return _VALUE_MARK.search(text) is not None or not _WORD_VALUES.isdisjoint(text.split())
+
+
 def read_row(line: Line) -> Row | None:
     """A line read as label + trailing values; None when more than one cell is text."""
     if line.mono:
         return None
     cells = list(line.cells) or [(line.x, line.text)]
+    if not any(_may_hold_value(text) for _, text in cells):
+        # no cell is all values and nothing is peeled: the label alone, if one cell
+        return None if len(cells) > 1 else Row(cells[0][1], ())
     # the cells of values at the end, read from the last one back to the first that is
     # not all values (the cells before it are not read: the row needs no more)
     tail: list[list[_Value]] = []

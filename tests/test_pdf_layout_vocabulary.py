@@ -1,0 +1,99 @@
+"""The dehyphenation vocabulary: one pass over all lines finds what a pass per line finds,
+and joins read with the lazy ``Vocabulary`` are the joins read with the whole word set."""
+
+from __future__ import annotations
+
+import sys
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from pipeline.extract.pdf.layout import _WORD, Vocabulary, join_lines, join_pair, vocabulary
+
+# letters whose case folding changes length or adds a combining mark, hyphens, digits,
+# blanks and line breaks: where a joined pass could differ from one per line
+_ALPHABET = "aZß-İﬁ1 _\n\t·é"
+_LINES = st.lists(st.text(alphabet=_ALPHABET, max_size=20), max_size=8)
+
+
+def _per_line(lines: list[str]) -> set[str]:
+    vocab: set[str] = set()
+    for line in lines:
+        vocab.update(w.casefold() for w in _WORD.findall(line))
+    return vocab
+
+
+@given(_LINES)
+def test_vocabulary_matches_a_pass_per_line(lines: list[str]) -> None:
+    assert vocabulary(lines) == _per_line(lines)
+
+
+@given(_LINES)
+def test_compounds_are_the_words_with_a_hyphen(lines: list[str]) -> None:
+    assert Vocabulary(lines).compounds == {w for w in _per_line(lines) if "-" in w}
+
+
+@given(_LINES, st.text(alphabet=_ALPHABET, max_size=30), st.text(alphabet=_ALPHABET, max_size=12))
+def test_joins_are_those_of_the_whole_word_set(lines: list[str], prev: str, nxt: str) -> None:
+    prev += "-"  # a hyphen at the end of a line: the case the vocabulary decides
+    lines = [*lines, prev, nxt]
+    assert join_pair(prev, nxt, Vocabulary(lines)) == join_pair(prev, nxt, _per_line(lines))
+
+
+def test_a_compound_seen_keeps_its_hyphen_unless_the_word_is_seen_whole() -> None:
+    v = Vocabulary(["a well-known fact", "the self-", "evident truth"])
+    assert join_pair("it is well-", "known", v) == "it is well-known"
+    assert join_pair("it is a dehy-", "phenated word", v) == "it is a dehyphenated word"
+    both = Vocabulary(["well-known", "wellknown"])
+    assert join_pair("well-", "known", both) == "wellknown"
+
+
+def test_no_case_folding_makes_a_hyphen() -> None:
+    """A folded word holds a hyphen only when the word did: the compounds are all the
+    folded words with one."""
+    assert [c for c in range(sys.maxunicode + 1) if "-" in chr(c).casefold() and c != 0x2D] == []
+
+
+def test_no_word_spans_two_lines() -> None:
+    assert vocabulary(["well-", "known Straße"]) == {"well", "known", "strasse"}
+
+
+def _fold_pairs(texts: list[str], vocab: Vocabulary | None) -> tuple[str, list[int]]:
+    """What the paragraph join did before ``join_lines``: ``join_pair`` one text at a time."""
+    joined, starts = "", []
+    for text in texts:
+        if not joined:
+            starts.append(0)
+            joined = text
+            continue
+        new = join_pair(joined, text, vocab)
+        starts.append(len(new) - len(text))
+        joined = new
+    return joined, starts
+
+
+_PIECE = st.text(alphabet="ab-\u00ad Zé1.", max_size=8)
+
+
+@given(st.lists(_PIECE, max_size=10), st.lists(_PIECE, max_size=4), st.booleans())
+@example(["x", "a-", "b", "c-", "d"], ["a-b"], True)  # the last word reaches back past a join
+@example(["1 x-", "y-", "z"], [], True)
+@example(["a\u00ad", "-", "b"], [], False)  # a soft hyphen dropped: "a-" is one stretch
+@example(["ab\u00ad", "c-", "d"], ["abc-d"], True)  # the last word spans a dropped hyphen
+def test_join_lines_is_join_pair_one_text_at_a_time(
+    texts: list[str], more: list[str], with_vocab: bool
+) -> None:
+    vocab = Vocabulary([*texts, *more]) if with_vocab else None
+    assert join_lines(texts, vocab) == _fold_pairs(texts, vocab)
+
+
+@given(_LINES, st.text(alphabet=_ALPHABET, max_size=6))
+def test_has_word_is_membership_in_the_words(lines: list[str], word: str) -> None:
+    folded = word.casefold()
+    assert Vocabulary(lines).has_word(folded) == (folded in _per_line(lines))
+
+
+def test_no_character_folds_differently_in_a_string() -> None:
+    """``has_word`` relies on case folding mapping each character on its own."""
+    text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    assert text.casefold() == "".join(c.casefold() for c in text)
