@@ -182,8 +182,9 @@ def loso_rows(
     return rows
 
 
-def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def constant_arguments(ap: argparse.ArgumentParser, limit: int | None) -> None:
+    """What this script and ``eval_tuning.py`` are told: the libraries, the sets, the
+    constant and its values, the modes, the budget, how many questions."""
     ap.add_argument("--home", type=Path, required=True, help="eval_retrieval.py --home")
     ap.add_argument("--qa-root", type=Path, default=data_dir() / "corpus" / "qa")
     ap.add_argument("--sets", type=lambda s: s.split(","), default=list(LOADERS))
@@ -191,7 +192,12 @@ def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--values", type=lambda s: [float(x) for x in s.split(",")], required=True)
     ap.add_argument("--modes", type=lambda s: s.split(","), default=["lexical", "hybrid"])
     ap.add_argument("--budget", type=int, default=2000)
-    ap.add_argument("--limit", type=int, default=None, help="N questions per set, spread")
+    ap.add_argument("--limit", type=int, default=limit, help="N questions per set, spread")
+
+
+def arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    constant_arguments(ap, limit=None)
     ap.add_argument("--tokenizer", type=Path, default=ev.DEFAULT_TOKENIZER)
     ap.add_argument(
         "--rebuild",

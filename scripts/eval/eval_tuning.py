@@ -28,8 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))  # scrip
 import eval_loso
 import eval_retrieval as ev
 import rooms  # noqa: F401  (puts every room of scripts/ on the path)
-from data_dir import data_dir
-from qa_sets import LOADERS
 
 
 def tuning_run(name: str, args: argparse.Namespace, counter: Any, values: list[float]) -> ev.SetRun:
@@ -54,14 +52,7 @@ def tuning_run(name: str, args: argparse.Namespace, counter: Any, values: list[f
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    ap.add_argument("--home", type=Path, required=True, help="a copy of eval_retrieval --home")
-    ap.add_argument("--qa-root", type=Path, default=data_dir() / "corpus" / "qa")
-    ap.add_argument("--sets", type=lambda s: s.split(","), default=list(LOADERS))
-    ap.add_argument("--constant", required=True, help="module.ATTRIBUTE")
-    ap.add_argument("--values", type=lambda s: [float(x) for x in s.split(",")], required=True)
-    ap.add_argument("--modes", type=lambda s: s.split(","), default=["lexical", "hybrid"])
-    ap.add_argument("--budget", type=int, default=2000)
-    ap.add_argument("--limit", type=int, default=400, help="N questions per set, spread")
+    eval_loso.constant_arguments(ap, limit=400)
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from pipeline.chunk.tokens import WordPieceCounter
