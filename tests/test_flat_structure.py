@@ -12,7 +12,8 @@ from pipeline.extract.text import flat_text_document
 from pipeline.model import Document
 from pipeline.parse.document import parse
 from pipeline.text.heading_lines import find_heading_lines, find_headings
-from pipeline.text.toc import find_toc, running_lines
+from pipeline.text.layout import running_lines
+from pipeline.text.toc import find_toc
 
 PROSE = " ".join(["The protocol sends each message once and waits for an answer."] * 6)
 

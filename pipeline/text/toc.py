@@ -9,39 +9,21 @@ stay text.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from .candidates import Candidate, gather
+from .entries import entry_length, entry_title, is_prose, numbered_key, page_of, title_column
 from .furniture import is_page_number
+from .layout import standalone
 from .titles import entry_key
 
-MAX_ENTRY_CHARS = 100
-MAX_LABELLED_CHARS = 160  # a numbered entry's title may run long
 MIN_ENTRIES = 3
 MIN_SHARE = 0.5  # of the block's lines whose titles come back in the body
 MAX_GAP = 2  # blank lines allowed between two entries of one block
 MAX_MISSES = 5
 MIN_SECOND = 0.8  # of the longest block's entries, in a second contents block
-_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])\.?\s+(?=\S)", re.IGNORECASE)
-_SENTENCE_END = (".", ",", ";", ":", "!")
-MAX_ENTRY_WORDS = 14
-_CODE = re.compile(r"[;{}]\s*$|::|->|=>|\(\)")
-_COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
-_TWO_COLUMNS = re.compile(r"\S\s{3,}\S")
-_ROMAN_PAGE = re.compile(r"(?<!\S)[ivxlc]{1,7}(?!\S)")  # a front-matter page number
-MIN_REPEATS = 4
-_LABELLED = re.compile(
-    r"^\s*(?:(?:chapter|chap\.|part|book|section|appendix)\s+\S|\d+(?:\.\d+)*\.?\s)", re.IGNORECASE
-)
-# the gap before a contents line's page number, and the word that may open it ("_Page_ 4")
-_PAGE_GAP = r"\s{2,}(?:_?(?:page|p\.)_?\s*)?"
-# dot leaders, or a page number after a gap ("   12", "   xiv", "   _Page_ 4", "   p. 4"), or
-# a range of them ("   31-47": regulations and reports list paragraphs, "   12–15" pages)
-_RANGE_END = r"(?:\s?[-–]\s?\d{1,4})?"
-_LOCATOR = rf"(?:\d{{1,4}}{_RANGE_END}|[ivxlc]{{1,7}})"
-_LEADER = re.compile(rf"(?:\s*[.·…]){{2,}}\s*\S*$|{_PAGE_GAP}{_LOCATOR}$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,84 +33,6 @@ class TocEntry:
     column: int  # where the title starts, after a leading number
     title: str
     target: int  # the body line it names
-
-
-def title_column(line: str) -> int:
-    """Where an entry's title starts, after any leading number: right-aligned numbers
-    ("   I.", "  II.", " III.") shift the line start, not the title."""
-    m = _NUMBER.match(line)
-    return m.end() if m else len(line) - len(line.lstrip())
-
-
-def running_lines(lines: Sequence[str]) -> set[int]:
-    """Running heads and feet of paged plain text (an RFC's "RFC 8446   TLS   August 2018"
-    and "Rescorla   Standards Track   [Page 5]"): lines laid out in three columns, or in
-    two at the top of a page (``pdftotext -layout``'s "\\fxiv        Contents"), that come
-    back, numbers aside, at least ``MIN_REPEATS`` times."""
-    keys: dict[str, list[int]] = {}
-    for i, line in enumerate(lines):
-        if _COLUMNS.search(line) or (line.startswith("\f") and _TWO_COLUMNS.search(line)):
-            # numbers aside, its columns in any order: left and right pages swap them
-            key = _ROMAN_PAGE.sub("#", re.sub(r"\d+", "#", line.strip()))
-            keys.setdefault("   ".join(sorted(re.split(r"\s{3,}", key))), []).append(i)
-    return {i for found in keys.values() if len(found) >= MIN_REPEATS for i in found}
-
-
-def is_prose(line: str) -> bool:
-    """A line that reads as code or as a sentence, not a contents entry or a heading: code
-    punctuation, very many words, a colon's lead-in, or a long sentence's end."""
-    title = entry_title(line)
-    words = title.split()
-    if _CODE.search(line):
-        return True
-    if _LABELLED.match(line):
-        return len(words) > 2 * MAX_ENTRY_WORDS  # "Chapter 120. The Deck Towards ... Watch."
-    return (
-        len(words) > MAX_ENTRY_WORDS
-        or (len(words) > 3 and title.endswith(":"))
-        or (len(words) > 10 and title.endswith(_SENTENCE_END))
-    )
-
-
-def entry_length(line: str) -> bool:
-    """Whether a line is short enough for a contents entry; a numbered one may be longer
-    ("3.1.4 Positioning of Consecutive Opening Brackets, Closing Brackets, Commas, …")."""
-    text = line.strip()
-    limit = MAX_LABELLED_CHARS if _LABELLED.match(text) else MAX_ENTRY_CHARS
-    return len(text) <= limit
-
-
-def entry_title(line: str) -> str:
-    """An entry's title without dot leaders or a trailing page number."""
-    return _LEADER.sub("", line).strip()
-
-
-def standalone(lines: Sequence[str], i: int) -> bool:
-    return (
-        bool(lines[i].strip())
-        and (i == 0 or not lines[i - 1].strip())
-        and (i + 1 >= len(lines) or not lines[i + 1].strip())
-    )
-
-
-# a section number and its title, as exporters of typeset books set a heading: "2.1 Package
-# manager", "1.1. What is a program?"
-_SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+(\S.*)$")
-
-
-def page_top(line: str) -> bool:
-    """Whether a line opens a page of paged text (after a form feed) in one column: set off
-    by the page break as a heading is by blank lines (pdftotext prints a chapter's title
-    so); a running head is laid out in two columns, or repeats (``running_lines``)."""
-    return line.startswith("\f") and bool(line.strip()) and not _TWO_COLUMNS.search(line)
-
-
-def numbered_key(text: str) -> str | None:
-    """The key of a line numbered as a section, number included ("2.1 packagemanager"), or
-    None. pdftotext runs a typeset heading into its text (no blank line after it): such a
-    line is a heading only when a contents entry carries the same number and title."""
-    m = _SECTION_NUMBER.match(text)
-    return f"{m.group(1)} {entry_key(m.group(2))}" if m else None
 
 
 def named_lines(where: dict[str, list[int]], title: str) -> list[int]:
@@ -141,13 +45,19 @@ def named_lines(where: dict[str, list[int]], title: str) -> list[int]:
 
 
 def find_toc(
-    lines: Sequence[str], start: int = 0, furniture: frozenset[int] = frozenset()
+    lines: Sequence[str],
+    start: int = 0,
+    furniture: frozenset[int] = frozenset(),
+    candidates: Mapping[int, Candidate] | None = None,
 ) -> list[TocEntry]:
     """The entries of the best contents block at or after line ``start`` (most entries
     found in the body), each with the body line it names; [] when there is none.
     ``furniture`` lines (running heads and feet) are passed over, so a block can run
-    across a page break."""
-    blocks = _blocks(lines, start, furniture, frozenset())
+    across a page break. An entry names one of the ``candidates`` (gathered from
+    ``start`` when not given)."""
+    if candidates is None:
+        candidates = gather(lines, start, furniture)
+    blocks = _blocks(lines, start, furniture, _targets_index(candidates, frozenset()))
     # A second contents block about as long as the first (an export's printed contents,
     # then the edition's own as lines standing alone) holds no headings: its lines are no
     # entry's body line. Shorter blocks are left alone: headings set close together, that
@@ -155,29 +65,37 @@ def find_toc(
     most = max((len(b) for b in blocks), default=0)
     listed = frozenset(e.line for b in blocks if len(b) >= MIN_SECOND * most for e in b)
     if len(listed) > most:
-        blocks = _blocks(lines, start, furniture, listed)
+        blocks = _blocks(lines, start, furniture, _targets_index(candidates, listed))
     return max(blocks, key=len, default=[])
 
 
-def _blocks(
-    lines: Sequence[str], start: int, furniture: frozenset[int], listed: frozenset[int]
-) -> list[list[TocEntry]]:
-    """Every contents block at or after line ``start``, its entries naming standalone
-    lines that are not ``listed`` (lines of a contents block)."""
+def _targets_index(
+    candidates: Mapping[int, Candidate], listed: frozenset[int]
+) -> dict[str, list[int]]:
+    """The lines an entry can name, by title key: candidates standing alone or opening a
+    page, and numbered lines run into their text (keyed by number and title) that open a
+    paragraph or follow such a line; none ``listed`` (a contents block's own lines)."""
     where: dict[str, list[int]] = {}
     run_in: set[int] = set()  # numbered lines opening a block, text straight after them
-    for i in range(start, len(lines)):
-        if i in listed or not entry_length(lines[i]):
+    for i, c in sorted(candidates.items()):
+        if i in listed or not c.entry_sized:
             continue
-        numbered = numbered_key(lines[i])
-        if standalone(lines, i) or (page_top(lines[i]) and i not in furniture):
-            where.setdefault(entry_key(lines[i]), []).append(i)
-        elif numbered and (i == 0 or not lines[i - 1].strip() or i - 1 in run_in):
+        if c.standalone or c.page_top:
+            where.setdefault(c.key, []).append(i)
+        elif c.section_key and (c.after_blank or i - 1 in run_in):
             run_in.add(i)
         else:
             continue
-        if numbered:
-            where.setdefault(numbered, []).append(i)
+        if c.section_key:
+            where.setdefault(c.section_key, []).append(i)
+    return where
+
+
+def _blocks(
+    lines: Sequence[str], start: int, furniture: frozenset[int], where: dict[str, list[int]]
+) -> list[list[TocEntry]]:
+    """Every contents block at or after line ``start``, its entries naming lines of
+    ``where``."""
     blocks = []
     i = start
     while i < len(lines):
@@ -244,15 +162,6 @@ def _block(
     if distinct < MIN_ENTRIES or distinct < MIN_SHARE * tried_at_last:
         return [], end
     return _targets(lines, hits, end, where), end
-
-
-_PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}}){_RANGE_END}$", re.IGNORECASE)  # a range's first
-
-
-def page_of(line: str) -> int | None:
-    """The page number printed at the end of a contents line ("Bronze      49"), if any."""
-    m = _PAGE_AT_END.search(line.rstrip())
-    return int(m.group(1)) if m else None
 
 
 def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:

@@ -1,0 +1,96 @@
+"""The lines of a flat text that may be headings, gathered once with what each reads as
+and where it sits; evidence and the decision read these records, not the lines again.
+
+A candidate stands alone between blank lines, opens a page after a form feed (one
+column, no running head), or carries a section number ("2.1 Package manager", as
+pdftotext runs a heading into its text): the lines a contents entry or a heading's look
+can name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from .entries import entry_length, is_prose, numbered_key
+from .labels import bare_numeral, label_only
+from .layout import heads_text, in_short_run, page_top, standalone
+from .shapes import heading_level, numbered_title, series_keyword
+from .titles import entry_key
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    line: int
+    text: str  # the line, stripped
+    after_blank: bool  # the first line, or a blank line before it
+    standalone: bool  # blank lines (or none) before and after it
+    page_top: bool  # opens a page in one column, not a running head
+    entry_sized: bool  # short enough to be named by a contents entry
+    key: str  # the title key a contents entry matches (``titles.entry_key``)
+    section_key: str | None  # its section number and title key ("2.1 packagemanager")
+    label: bool  # only a numbering label: "CHAPTER I.", "II."
+    # what a standalone line looks like and how it is set (None / False otherwise)
+    keyword: str | None = None  # the series of a label line: "chapter"
+    numeral: int | None = None  # a bare numeral's value: "XIV" 14
+    shape: int | None = None  # the level its look gives (``shapes.heading_level``)
+    numbered_title: int | None = None  # "2. Second Day.": its number
+    short_run: bool = False  # in a run of short lines: a list, an index, verse
+    prose: bool = False  # reads as a sentence or code
+    heads_text: bool = False  # no wider margin below than above, text after it
+
+
+def gather(
+    lines: Sequence[str], start: int = 0, furniture: frozenset[int] = frozenset()
+) -> dict[int, Candidate]:
+    """The candidates from line ``start`` on, by line; ``furniture`` lines (running heads
+    and feet) do not open a page."""
+    out: dict[int, Candidate] = {}
+    for i in range(start, len(lines)):
+        line = lines[i]
+        alone = standalone(lines, i)
+        top = page_top(line) and i not in furniture
+        section = numbered_key(line)
+        if not (alone or top or section):
+            continue
+        text = line.strip()
+        base = Candidate(
+            line=i,
+            text=text,
+            after_blank=i == 0 or not lines[i - 1].strip(),
+            standalone=alone,
+            page_top=top,
+            entry_sized=entry_length(line),
+            key=entry_key(line),
+            section_key=section,
+            label=label_only(line),
+        )
+        out[i] = _looks(lines, base) if alone else base
+    return out
+
+
+def _looks(lines: Sequence[str], c: Candidate) -> Candidate:
+    """A standalone candidate with its look and its setting filled in."""
+    shape = heading_level(c.text)
+    return replace(
+        c,
+        keyword=series_keyword(c.text),
+        numeral=bare_numeral(c.text),
+        shape=None if shape is None else shape[0],
+        numbered_title=numbered_title(c.text),
+        short_run=in_short_run(lines, c.line),
+        prose=is_prose(lines[c.line]),
+        heads_text=heads_text(lines, c.line),
+    )
+
+
+LABEL_REACH = 4  # lines back (the label and the blank lines under it) to a title's label
+
+
+def label_before(lines: Sequence[str], candidates: Mapping[int, Candidate], i: int) -> int | None:
+    """The label line standing alone just before line ``i`` (blank lines between), if any."""
+    p = i - 1
+    while p >= 0 and i - p <= LABEL_REACH and not lines[p].strip():
+        p -= 1
+    c = candidates.get(p) if p != i - 1 else None
+    return p if c is not None and c.standalone and c.label else None

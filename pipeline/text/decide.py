@@ -1,0 +1,43 @@
+"""The one decision per line of flat text: a candidate (``candidates``) and its evidence
+(``evidence``) in, its rank as a heading out (or None). A new rule is a field of the
+candidate or of the evidence, and a line here where it takes precedence."""
+
+from __future__ import annotations
+
+from .candidates import Candidate
+from .evidence import Evidence
+
+CHAPTER_RANK = 2  # the rank of a numeral or a numbered title counted in a sequence
+
+
+def decide(c: Candidate, e: Evidence, *, contents: bool) -> int | None:
+    """The heading rank of candidate ``c`` (smaller is higher; ranks are made dense later),
+    or None when it is no heading. Precedence:
+
+    With a contents block (``contents``) the block decides, and a line's look does not:
+      1. a contents entry names the line: the entry's rank;
+      2. a label line of a series the contents named ("CHAPTER IV." when "CHAPTER III."
+         was named): the series' rank;
+      3. a bare numeral filling the one gap of a named series of numerals: their rank.
+    Without one, the line must be set off as a heading (alone, not in a list, not prose,
+    heading text), and then:
+      4. a bare numeral ("XIV") is a chapter only in a sequence counting up by one;
+      5. a line that looks like a heading (Part, Chapter, ``1.2 Title``, ALL CAPS, short
+         Title Case) takes the rank of its look;
+      6. a short numbered title ending in a period ("2. Second Day.") is a chapter only in
+         a sequence.
+    """
+    if contents:
+        for rank in (e.contents_rank, e.series_rank, e.gap_rank):
+            if rank is not None:
+                return rank
+        return None
+    if not e.set_off:
+        return None
+    if c.numeral is not None:
+        return CHAPTER_RANK if e.in_sequence else None
+    if c.shape is not None:
+        return c.shape
+    if c.numbered_title is not None and e.in_sequence:
+        return CHAPTER_RANK
+    return None

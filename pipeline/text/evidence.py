@@ -1,0 +1,119 @@
+"""What the rest of a flat text says about each candidate line (``candidates``): a contents
+entry naming it, a series of labels or numerals the contents named that it belongs to, a
+run of numerals counting up through it, how it is set off. Each kind of evidence is one
+small function here; ``decide`` weighs them."""
+
+from __future__ import annotations
+
+import itertools
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from .candidates import Candidate, label_before
+from .labels import numeral_sequences
+from .toc import TocEntry
+from .toc_ranks import toc_ranks
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    contents_rank: int | None = None  # a contents entry names the line, at this rank
+    series_rank: int | None = None  # a label line ("CHAPTER IV.") of a series the contents named
+    gap_rank: int | None = None  # a bare numeral filling the one gap in a named series
+    in_sequence: bool = False  # a bare numeral or "N. Title." in a run counting up by one
+    set_off: bool = False  # alone, between paragraphs, heading the text under it
+
+
+def collect(
+    lines: Sequence[str], candidates: Mapping[int, Candidate], toc: list[TocEntry]
+) -> dict[int, Evidence]:
+    """The evidence for every candidate, by line. A contents block, when there is one,
+    speaks for the lines after it; without one the runs of numbered lines do."""
+    contents = named_by_contents(toc)
+    after = toc[-1].line + 1 if toc else len(lines)
+    series = named_series(lines, candidates, after, contents)
+    gaps = numeral_gaps(lines, candidates, after, contents)
+    runs = set() if toc else in_sequence(candidates)
+    return {
+        i: Evidence(contents.get(i), series.get(i), gaps.get(i), i in runs, set_off(c))
+        for i, c in candidates.items()
+    }
+
+
+def named_by_contents(toc: list[TocEntry]) -> dict[int, int]:
+    """The body lines the contents entries name, each with its entry's rank."""
+    return {e.target: rank for e, rank in zip(toc, toc_ranks(toc), strict=True)}
+
+
+def set_off(c: Candidate) -> bool:
+    """Whether a line is set as a heading: alone between blank lines, not an item of a list
+    or an index, not prose, no wider margin below it than above (``layout.heads_text``)."""
+    return c.standalone and not c.short_run and not c.prose and c.heads_text
+
+
+def named_series(
+    lines: Sequence[str], candidates: Mapping[int, Candidate], after: int, named: dict[int, int]
+) -> dict[int, int]:
+    """Label lines ("CHAPTER IV.") from line ``after`` on of a series the contents named,
+    whose own entry it missed (reworded in the body), at the rank of the series' named
+    members: a contents entry names a chapter's label line or the title line right after
+    it."""
+    labels = {
+        i: c.keyword
+        for i, c in candidates.items()
+        if i >= after and c.standalone and c.keyword is not None
+    }
+    rank: dict[str, int] = {}
+    members: set[int] = set()
+    for i, level in named.items():
+        p = i if i in labels else label_before(lines, candidates, i)
+        if p is not None and p in labels:
+            members.add(p)
+            rank[labels[p]] = min(level, rank.get(labels[p], level))
+    return {i: rank[kw] for i, kw in labels.items() if kw in rank and i not in members}
+
+
+def numeral_gaps(
+    lines: Sequence[str], candidates: Mapping[int, Candidate], after: int, named: dict[int, int]
+) -> dict[int, int]:
+    """A bare numeral line ("IX") from line ``after`` on that fills a gap in a series the
+    contents named (VIII named before, X after, no heading between them, no other IX
+    there): a chapter whose entry it missed (an entry wrapped onto two lines), at the
+    named numerals' rank."""
+    numerals = {
+        i: c.numeral
+        for i, c in candidates.items()
+        if i >= after and c.standalone and c.numeral is not None
+    }
+    members: list[tuple[int, int]] = []  # (line, value)
+    levels = []
+    for i, level in named.items():
+        p = i if i in numerals else label_before(lines, candidates, i)
+        if p is not None and p in numerals:
+            members.append((p, numerals[p]))
+            levels.append(level)
+    headings = sorted(named)
+    out = {}
+    for (a, va), (b, vb) in itertools.pairwise(sorted(members)):
+        gap = [i for i, v in numerals.items() if a < i < b and v == va + 1]
+        between = bisect_left(headings, b) - bisect_right(headings, a)
+        if vb == va + 2 and len(gap) == 1 and between <= 1:  # only b's own title line
+            out[gap[0]] = min(levels)
+    return out
+
+
+def in_sequence(candidates: Mapping[int, Candidate]) -> set[int]:
+    """The set-off lines in runs counting up by one (``labels.numeral_sequences``): bare
+    numerals ("XIV"), and apart from them short numbered titles ending in a period ("2.
+    Second Day.") that look like no other heading."""
+    numerals: list[tuple[int, int]] = []
+    numbered: list[tuple[int, int]] = []
+    for i, c in sorted(candidates.items()):
+        if not set_off(c):
+            continue
+        if c.numeral is not None:
+            numerals.append((i, c.numeral))
+        elif c.shape is None and c.numbered_title is not None:
+            numbered.append((i, c.numbered_title))
+    return numeral_sequences(numerals) | numeral_sequences(numbered)
