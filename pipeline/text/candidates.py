@@ -30,9 +30,10 @@ class Candidate:
     key: str  # the title key a contents entry matches (``titles.entry_key``)
     section_key: str | None  # its section number and title key ("2.1 packagemanager")
     label: bool  # only a numbering label: "CHAPTER I.", "II."
-    # what a standalone line looks like and how it is set (None / False otherwise)
-    keyword: str | None = None  # the series of a label line: "chapter"
-    numeral: int | None = None  # a bare numeral's value: "XIV" 14
+    keyword: str | None  # the series of a standalone label line: "chapter"
+    numeral: int | None  # a standalone bare numeral's value: "XIV" 14
+    # what a standalone line looks like and how it is set, read only when no contents
+    # block names the headings (``with_looks``; None / False until then)
     shape: int | None = None  # the level its look gives (``shapes.heading_level``)
     numbered_title: int | None = None  # "2. Second Day.": its number
     short_run: bool = False  # in a run of short lines: a list, an index, verse
@@ -54,7 +55,7 @@ def gather(
         if not (alone or top or section):
             continue
         text = line.strip()
-        base = Candidate(
+        out[i] = Candidate(
             line=i,
             text=text,
             after_blank=i == 0 or not lines[i - 1].strip(),
@@ -64,9 +65,17 @@ def gather(
             key=entry_key(line),
             section_key=section,
             label=label_only(line),
+            keyword=series_keyword(text) if alone else None,
+            numeral=bare_numeral(text) if alone else None,
         )
-        out[i] = _looks(lines, base) if alone else base
     return out
+
+
+def with_looks(lines: Sequence[str], candidates: Mapping[int, Candidate]) -> dict[int, Candidate]:
+    """The candidates, the standalone ones with their look and their setting filled in
+    (what decides a heading when no contents block names them: read only then, as it is
+    most of the gathering's cost)."""
+    return {i: _looks(lines, c) if c.standalone else c for i, c in candidates.items()}
 
 
 def _looks(lines: Sequence[str], c: Candidate) -> Candidate:
@@ -74,8 +83,6 @@ def _looks(lines: Sequence[str], c: Candidate) -> Candidate:
     shape = heading_level(c.text)
     return replace(
         c,
-        keyword=series_keyword(c.text),
-        numeral=bare_numeral(c.text),
         shape=None if shape is None else shape[0],
         numbered_title=numbered_title(c.text),
         short_run=in_short_run(lines, c.line),

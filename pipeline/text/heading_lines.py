@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .candidates import gather
+from .candidates import gather, with_looks
 from .decide import decide
 from .evidence import collect
 from .fences import fenced_lines
@@ -60,6 +60,8 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
     furniture = frozenset(running_lines(lines))
     candidates = gather(lines, start, furniture)
     toc = find_toc(lines, start, furniture, candidates)
+    if not toc:  # no contents block names the headings: their looks and setting will
+        candidates = with_looks(lines, candidates)
     evidence = collect(lines, candidates, toc)
     found = [
         (i, rank, c.text)

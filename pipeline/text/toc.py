@@ -97,9 +97,10 @@ def _blocks(
     """Every contents block at or after line ``start``, its entries naming lines of
     ``where``."""
     blocks = []
+    looks: dict[int, tuple[str, int] | None] = {}  # a line's look, shared by the blocks tried
     i = start
     while i < len(lines):
-        block, end = _block(lines, i, where, furniture)
+        block, end = _block(lines, i, where, furniture, looks)
         if block:
             blocks.append(block)
         i = max(end, i + 1)
@@ -107,7 +108,11 @@ def _blocks(
 
 
 def _block(
-    lines: Sequence[str], i: int, where: dict[str, list[int]], furniture: frozenset[int]
+    lines: Sequence[str],
+    i: int,
+    where: dict[str, list[int]],
+    furniture: frozenset[int],
+    looks: dict[int, tuple[str, int] | None],
 ) -> tuple[list[TocEntry], int]:
     """The contents block starting at line ``i``, if one does, and the line after it.
 
@@ -132,12 +137,13 @@ def _block(
                 break
             continue
         blanks = 0
-        if not entry_length(text) or is_prose(text):
+        look = _entry_look(lines, j, where, looks)
+        if look is None:
             break
-        key = entry_key(entry_title(text))
+        key, last_named = look
         if key in keys and standalone(lines, j):
             break  # the body has begun: a heading an entry named
-        if key and any(k > j + 1 for k in named_lines(where, entry_title(text))):
+        if key and last_named > j + 1:
             tried += 1
             hits.append(j)
             keys.add(key)
@@ -162,6 +168,26 @@ def _block(
     if distinct < MIN_ENTRIES or distinct < MIN_SHARE * tried_at_last:
         return [], end
     return _targets(lines, hits, end, where), end
+
+
+def _entry_look(
+    lines: Sequence[str],
+    j: int,
+    where: dict[str, list[int]],
+    looks: dict[int, tuple[str, int] | None],
+) -> tuple[str, int] | None:
+    """Line ``j`` as a contents entry: its title key and the last body line it names (-1
+    for none), or None when it is too long or reads as prose. Kept in ``looks``: every
+    line is tried as the start of a block, and the blocks tried overlap."""
+    if j not in looks:
+        text = lines[j].strip()
+        if not entry_length(text) or is_prose(text):
+            looks[j] = None
+        else:
+            title = entry_title(text)
+            named = named_lines(where, title)
+            looks[j] = (entry_key(title), named[-1] if named else -1)
+    return looks[j]
 
 
 def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:
