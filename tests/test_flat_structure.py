@@ -718,3 +718,42 @@ def test_program_comments_in_a_text_are_no_markdown_headings() -> None:
     headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
     assert headings == ["CHAPTER I.", "CHAPTER II.", "CHAPTER III."]
     assert "# compute the percentage" in doc.text.replace("\\#", "#")  # the text is kept
+
+
+def test_pdftotext_chapter_title_under_a_page_opening_label_is_named_by_the_contents() -> None:
+    # plain pdftotext (issue 41): a typeset chapter opens its page with its label alone
+    # ("\fChapter 1") and the title on the line under it, the text straight after; its
+    # sections are numbered lines set off by blank lines; a page break inside the contents
+    # ("\f2 Sorting") is no indentation, so chapter 2 ranks with chapter 1
+    contents = (
+        "1 Introduction\n"
+        "1.1 Programming languages . . . . . . . .\n"
+        "1.2 Input and output . . . . . . . . . .\n"
+        "\f2 Sorting\n"
+        "2.1 Sorting theory . . . . . . . . . . .\n"
+        "2.2 Binary search . . . . . . . . . . . .\n"
+    )
+    body = ""
+    for n, (title, sections) in enumerate(
+        [("Introduction", ["Programming languages", "Input and output"]),
+         ("Sorting", ["Sorting theory", "Binary search"])], 1
+    ):  # fmt: skip
+        body += f"\fChapter {n}\n{title}\n{PROSE}\n\n"
+        body += "".join(f"{n}.{k}\n\n{s}\n\n{PROSE}\n\n" for k, s in enumerate(sections, 1))
+    text = f"A Handbook\n\nContents\n{contents}\n{body}"
+    assert _titles(text) == [
+        ("Introduction", 1),
+        ("Programming languages", 2),
+        ("Input and output", 2),
+        ("Sorting", 1),
+        ("Sorting theory", 2),
+        ("Binary search", 2),
+    ]
+
+
+def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
+    # a table printed as text: rows of figures, each over a rule of dashes, are no
+    # underlined titles; the text's own headings stand
+    table = "".join(f"{row}\n{'-' * len(row)}\n" for row in ("1   4   6", "4   1   0", "6   0   2"))
+    text = f"Chapter 1\n\n{PROSE}\n\n{table}\nChapter 2\n\n{PROSE}\n\nChapter 3\n\n{PROSE}\n"
+    assert _titles(text) == [("Chapter 1", 1), ("Chapter 2", 1), ("Chapter 3", 1)]

@@ -26,6 +26,7 @@ class Candidate:
     after_blank: bool  # the first line, or a blank line before it
     standalone: bool  # blank lines (or none) before and after it
     page_top: bool  # opens a page in one column, not a running head
+    under_label: bool  # right under a label opening a page ("\\fChapter 1", then "Introduction")
     entry_sized: bool  # short enough to be named by a contents entry
     key: str  # the title key a contents entry matches (``titles.entry_key``)
     section_key: str | None  # its section number and title key ("2.1 packagemanager")
@@ -51,8 +52,9 @@ def gather(
         line = lines[i]
         alone = standalone(lines, i)
         top = page_top(line) and i not in furniture
+        under = i > 0 and bool(line.strip()) and _page_label(lines, i - 1, furniture)
         section = numbered_key(line)
-        if not (alone or top or section):
+        if not (alone or top or under or section):
             continue
         text = line.strip()
         out[i] = Candidate(
@@ -61,6 +63,7 @@ def gather(
             after_blank=i == 0 or not lines[i - 1].strip(),
             standalone=alone,
             page_top=top,
+            under_label=under,
             entry_sized=entry_length(line),
             key=entry_key(line),
             section_key=section,
@@ -69,6 +72,12 @@ def gather(
             numeral=bare_numeral(text) if alone else None,
         )
     return out
+
+
+def _page_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:
+    """Whether line ``i`` is only a numbering label opening a page ("\\fChapter 1", "\\fPart
+    I"): pdftotext prints a typeset chapter's label so, its title on the line under it."""
+    return page_top(lines[i]) and i not in furniture and label_only(lines[i])
 
 
 def with_looks(lines: Sequence[str], candidates: Mapping[int, Candidate]) -> dict[int, Candidate]:

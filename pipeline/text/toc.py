@@ -14,7 +14,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .candidates import Candidate, gather
-from .entries import entry_length, entry_title, is_prose, numbered_key, page_of, title_column
+from .entries import (
+    entry_length,
+    entry_title,
+    is_prose,
+    numbered_key,
+    page_of,
+    title_column,
+)
 from .furniture import is_page_number
 from .layout import standalone
 from .titles import entry_key
@@ -72,15 +79,16 @@ def find_toc(
 def _targets_index(
     candidates: Mapping[int, Candidate], listed: frozenset[int]
 ) -> dict[str, list[int]]:
-    """The lines an entry can name, by title key: candidates standing alone or opening a
-    page, and numbered lines run into their text (keyed by number and title) that open a
-    paragraph or follow such a line; none ``listed`` (a contents block's own lines)."""
+    """The lines an entry can name, by title key: candidates standing alone, opening a
+    page or under a label opening one, and numbered lines run into their text (keyed by
+    number and title) that open a paragraph or follow such a line; none ``listed`` (a
+    contents block's own lines)."""
     where: dict[str, list[int]] = {}
     run_in: set[int] = set()  # numbered lines opening a block, text straight after them
     for i, c in sorted(candidates.items()):
         if i in listed or not c.entry_sized:
             continue
-        if c.standalone or c.page_top:
+        if c.standalone or c.page_top or c.under_label:
             where.setdefault(c.key, []).append(i)
         elif c.section_key and (c.after_blank or i - 1 in run_in):
             run_in.add(i)
@@ -229,8 +237,7 @@ def _targets(
     for k in reversed(chain):
         t, n = items[k]
         h = hits[n]
-        indent = len(lines[h]) - len(lines[h].lstrip())
-        entries.append(
-            TocEntry(h, indent, title_column(lines[h]), entry_title(lines[h].strip()), t)
-        )
+        row = lines[h].lstrip("\f")  # a page break before an entry is no indentation
+        indent = len(row) - len(row.lstrip())
+        entries.append(TocEntry(h, indent, title_column(row), entry_title(row.strip()), t))
     return entries if len(entries) >= MIN_ENTRIES else []

@@ -44,6 +44,8 @@ def underlined_headings(lines: Sequence[str], start: int = 0) -> list[Underlined
             continue
         if lines[i].startswith("    ") or _UNDERLINE.fullmatch(title):
             continue  # code or an example; a rule line under a rule line
+        if not any(ch.isalpha() for ch in title):
+            continue  # "1", "4 6": a table's row of figures over its rule, no title
         if abs(_width(lines[i].rstrip()) - len(mark.group())) > LENGTH_SLACK:
             continue
         rank = order.setdefault(mark.group(1), len(order) + 1)
