@@ -757,3 +757,32 @@ def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     table = "".join(f"{row}\n{'-' * len(row)}\n" for row in ("1   4   6", "4   1   0", "6   0   2"))
     text = f"Chapter 1\n\n{PROSE}\n\n{table}\nChapter 2\n\n{PROSE}\n\nChapter 3\n\n{PROSE}\n"
     assert _titles(text) == [("Chapter 1", 1), ("Chapter 2", 1), ("Chapter 3", 1)]
+
+
+def test_pdftotext_contents_in_columns_pairs_numbers_with_titles() -> None:
+    # plain pdftotext (issue 41) prints a typeset contents in columns: a chapter's section
+    # numbers on lines of their own, its page numbers, then its titles
+    chapters = [
+        ("Functions", ["Function calls", "Math functions", "Composition"]),
+        ("Iteration", ["Reassignment", "Updating variables", "The while loop"]),
+    ]
+    rows = []
+    for n, (title, sections) in enumerate(chapters, 1):
+        rows += [f"{n}. {title}", "", f"{n * 10}", ""]
+        rows += [f"{n}.{k}." for k in range(1, 4)] + [""]
+        rows += [f"{n * 10 + k}" for k in (0, 1, 1)] + [""]
+        rows += [f"{s} . . . . . . . . . . . . . ." for s in sections] + [""]
+    body = ""
+    for n, (title, sections) in enumerate(chapters, 1):
+        body += f"\fChapter {n}\n\n{title}\n\n{PROSE}\n\n"
+        body += "".join(f"{n}.{k}. {s}\n{PROSE}\n\n" for k, s in enumerate(sections, 1))
+    text = "Think Again\n\nContents\n" + "\n".join(rows) + "\n" + body
+    assert _titles(text) == [
+        h
+        for n, (title, sections) in enumerate(chapters, 1)
+        for h in [
+            (f"Chapter {n} {title}", 1),
+            *((f"{n}.{k}. {s}", 2) for k, s in enumerate(sections, 1)),
+        ]
+    ]
+

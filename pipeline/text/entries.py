@@ -78,3 +78,13 @@ def page_of(line: str) -> int | None:
     """The page number printed at the end of a contents line ("Bronze      49"), if any."""
     m = _PAGE_AT_END.search(line.rstrip())
     return int(m.group(1)) if m else None
+
+
+_PAGE_LOCATOR = re.compile(r"\d{1,4}|[ivxlc]{1,7}")
+
+
+def page_locator(text: str) -> bool:
+    """Whether a line is only a page number, arabic or a front-matter roman one in lower
+    case ("36", "ix"), as pdftotext prints a contents block's page column on lines of its
+    own. An upper-case numeral ("IX") is a chapter's label."""
+    return _PAGE_LOCATOR.fullmatch(text) is not None

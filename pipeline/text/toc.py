@@ -14,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .candidates import Candidate, gather
+from .columns import paired_columns
 from .entries import (
     entry_length,
     entry_title,
     is_prose,
     numbered_key,
+    page_locator,
     page_of,
     title_column,
 )
@@ -64,6 +66,12 @@ def find_toc(
     ``start`` when not given)."""
     if candidates is None:
         candidates = gather(lines, start, furniture)
+    # a contents block printed in columns is read with its numbers put back before its
+    # titles, its lines of numbers passed over as a page's furniture is
+    columns = paired_columns(lines, start)
+    if columns.joined:
+        lines = [columns.joined.get(i, line) for i, line in enumerate(lines)]
+        furniture |= columns.numbers
     blocks = _blocks(lines, start, furniture, _targets_index(candidates, frozenset()))
     # A second contents block about as long as the first (an export's printed contents,
     # then the edition's own as lines standing alone) holds no headings: its lines are no
@@ -149,8 +157,8 @@ def _block(
         if look is None:
             break
         key, last_named = look
-        if key in keys and standalone(lines, j):
-            break  # the body has begun: a heading an entry named
+        if key in keys and standalone(lines, j) and not page_locator(text):
+            break  # the body has begun: a heading an entry named (a page number repeats)
         if key and last_named > j + 1:
             tried += 1
             hits.append(j)

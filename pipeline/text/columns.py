@@ -1,0 +1,70 @@
+"""A contents block printed in columns, as plain ``pdftotext`` writes a typeset one: the
+section numbers of a chapter on lines of their own, then their titles in the same order
+("3.8.", "3.9.", then "Variables and parameters are local . . .", "Stack diagrams . . .").
+Paired again, each title line reads as the entry it is ("3.9. Stack diagrams . . .")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .entries import page_locator
+
+# a section number with its dot inside ("3.9", "3.9.", "12.7.1"): a bare "4" is a page's
+_SECTION_ONLY = re.compile(r"\f*\s*\d{1,2}(?:\.\d{1,3}){1,4}\.?\s*")
+MIN_COLUMN = 2  # numbers in a run: one number over one title is a wrapped line, no column
+MAX_GAP = 2  # blank lines between the column of numbers and the column of titles
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    joined: dict[int, str]  # a title line, its number put back before it
+    numbers: frozenset[int]  # the lines of numbers, now read with their titles
+
+
+def paired_columns(lines: Sequence[str], start: int = 0) -> Columns:
+    """The title lines from ``start`` on that follow a column of as many section numbers
+    (at least ``MIN_COLUMN``, at most ``MAX_GAP`` blank lines between the columns), each
+    joined with its number."""
+    joined: dict[int, str] = {}
+    numbers: set[int] = set()
+    i = start
+    while i < len(lines):
+        run = _run(lines, i, number=True)
+        if len(run) < MIN_COLUMN:
+            i += 1
+            continue
+        j = _after_gap(lines, run[-1] + 1)
+        pages = _run(lines, j, number=False, page=True)
+        if pages:  # the column of page numbers, printed between the two
+            j = _after_gap(lines, pages[-1] + 1)
+        titles = _run(lines, j, number=False)
+        if len(titles) == len(run):
+            for n, t in zip(run, titles, strict=True):
+                joined[t] = f"{lines[n].strip()} {lines[t].strip()}"
+            numbers.update(run)
+        i = run[-1] + 1
+    return Columns(joined, frozenset(numbers))
+
+
+def _after_gap(lines: Sequence[str], j: int) -> int:
+    """The first line from ``j`` on with text, past at most ``MAX_GAP`` blank lines."""
+    k = j
+    while k < len(lines) and k - j < MAX_GAP and not lines[k].strip():
+        k += 1
+    return k
+
+
+def _run(lines: Sequence[str], i: int, *, number: bool, page: bool = False) -> list[int]:
+    """The lines from ``i`` on, none blank, that are section numbers alone (``number``),
+    page numbers alone (``page``), or neither."""
+    out = []
+    while i < len(lines) and lines[i].strip():
+        is_number = _SECTION_ONLY.fullmatch(lines[i]) is not None
+        is_page = page_locator(lines[i].strip())
+        if is_number != number or (page != is_page and not number):
+            break
+        out.append(i)
+        i += 1
+    return out
