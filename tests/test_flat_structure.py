@@ -786,3 +786,33 @@ def test_pdftotext_contents_in_columns_pairs_numbers_with_titles() -> None:
         ]
     ]
 
+
+def test_navigation_links_name_the_headings_and_their_depth() -> None:
+    # a DITA help system's EPUB written by pandoc as plain text (issue 41): each topic
+    # prints "Parent topic", "Previous topic" and "Next topic" links; a per-chapter mini
+    # contents lists the sections, the book has no contents block of its own
+    topics = [
+        ("Copyright", None, []),  # the first topic: no link names it, no heading
+        ("Part I. Core", None, []),
+        ("Chapter 1. Systems", "Part I. Core", ["Section A  Lines", "Section B  Planes"]),
+        ("Section A  Lines", "Chapter 1. Systems", []),
+        ("Section B  Planes", "Chapter 1. Systems", []),
+        ("Chapter 2. Vectors", "Part I. Core", ["Section C  Spans"]),
+        ("Section C  Spans", "Chapter 2. Vectors", []),
+    ]
+    text = "A Course\n\n"
+    for n, (title, parent, mini) in enumerate(topics):
+        text += f"{title}\n\n{PROSE}\n\n"
+        text += "".join(f"{k}.  {m}\n" for k, m in enumerate(mini, 1)) + "\n" if mini else ""
+        text += f"Parent topic: {parent}\n\n" if parent else ""
+        text += f"Previous topic: {topics[n - 1][0]}\n\n" if n else ""  # names nothing new
+        if n + 1 < len(topics):
+            text += f"Next topic: {topics[n + 1][0]}\n\n"
+    assert _titles(text) == [
+        ("Part I. Core", 1),
+        ("Chapter 1. Systems", 2),
+        ("Section A  Lines", 3),
+        ("Section B  Planes", 3),
+        ("Chapter 2. Vectors", 2),
+        ("Section C  Spans", 3),
+    ]

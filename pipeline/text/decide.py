@@ -4,17 +4,23 @@ candidate or of the evidence, and a line here where it takes precedence."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from .candidates import Candidate
 from .evidence import Evidence
 
 CHAPTER_RANK = 2  # the rank of a numeral or a numbered title counted in a sequence
+# what speaks for the whole text: its navigation links, its contents block, or neither
+Mode = Literal["links", "contents", "looks"]
 
 
-def decide(c: Candidate, e: Evidence, *, contents: bool) -> int | None:
+def decide(c: Candidate, e: Evidence, *, mode: Mode) -> int | None:
     """The heading rank of candidate ``c`` (smaller is higher; ranks are made dense later),
     or None when it is no heading. Precedence:
 
-    With a contents block (``contents``) the block decides, and a line's look does not:
+    With navigation links ("Next topic: …", ``mode`` "links") they decide alone:
+      0. a link names the line: its depth under its parent topics.
+    With a contents block (``mode`` "contents") the block decides, and a line's look does not:
       1. a contents entry names the line: the entry's rank;
       2. a label line of a series the contents named ("CHAPTER IV." when "CHAPTER III."
          was named): the series' rank;
@@ -27,7 +33,9 @@ def decide(c: Candidate, e: Evidence, *, contents: bool) -> int | None:
       6. a short numbered title ending in a period ("2. Second Day.") is a chapter only in
          a sequence.
     """
-    if contents:
+    if mode == "links":
+        return e.link_depth
+    if mode == "contents":
         for rank in (e.contents_rank, e.series_rank, e.gap_rank):
             if rank is not None:
                 return rank

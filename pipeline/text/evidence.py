@@ -23,20 +23,27 @@ class Evidence:
     gap_rank: int | None = None  # a bare numeral filling the one gap in a named series
     in_sequence: bool = False  # a bare numeral or "N. Title." in a run counting up by one
     set_off: bool = False  # alone, between paragraphs, heading the text under it
+    link_depth: int | None = None  # a "Next topic" link names the line; its depth
 
 
 def collect(
-    lines: Sequence[str], candidates: Mapping[int, Candidate], toc: list[TocEntry]
+    lines: Sequence[str],
+    candidates: Mapping[int, Candidate],
+    toc: list[TocEntry],
+    links: Mapping[int, int],
 ) -> dict[int, Evidence]:
     """The evidence for every candidate, by line. A contents block, when there is one,
-    speaks for the lines after it; without one the runs of numbered lines do."""
+    speaks for the lines after it; without one the runs of numbered lines do; ``links``
+    are the depths of the lines navigation links name (``navigation``)."""
     contents = named_by_contents(toc)
     after = toc[-1].line + 1 if toc else len(lines)
     series = named_series(lines, candidates, after, contents)
     gaps = numeral_gaps(lines, candidates, after, contents)
     runs = set() if toc else in_sequence(candidates)
     return {
-        i: Evidence(contents.get(i), series.get(i), gaps.get(i), i in runs, set_off(c))
+        i: Evidence(
+            contents.get(i), series.get(i), gaps.get(i), i in runs, set_off(c), links.get(i)
+        )
         for i, c in candidates.items()
     }
 

@@ -12,11 +12,12 @@ import re
 from collections.abc import Sequence
 
 from .candidates import gather, with_looks
-from .decide import decide
+from .decide import Mode, decide
 from .evidence import collect
 from .fences import fenced_lines
 from .labels import MAX_HEADING_CHARS
 from .layout import body_bounds, running_lines, standalone
+from .navigation import linked_headings
 from .settle import HeadingLine, dense_ranks, drop_empty, drop_half_title, join_labels
 from .shapes import END_PUNCT, heading_level, numbering
 from .toc import find_toc
@@ -38,12 +39,13 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
     """The heading lines of a flat text.
 
     Underlined titles (a row of ``*``, ``=``, ``-`` below), when the text has at least
-    ``MIN_HEADINGS``, are the headings, ranked by underline character. Else a contents
-    block, when the text has one, names the headings (its own lines stay text);
-    otherwise lines that stand alone (blank or no line before and after) and look like
-    headings are (``decide``). The title line at the top is never a heading. Levels come
-    from the contents' indentation or from each pattern family's rank, the same through
-    the book, renumbered densely from 1.
+    ``MIN_HEADINGS``, are the headings, ranked by underline character. Else what speaks
+    for the whole text decides each candidate line (``decide``): navigation links ("Next
+    topic: …", at least ``MIN_HEADINGS``) naming headings and their depth; else a
+    contents block, when the text has one (its own lines stay text); otherwise lines
+    that stand alone (blank or no line before and after) and look like headings. The
+    title line at the top is never a heading. Levels come from the links' depth, the
+    contents' indentation or each pattern family's rank, renumbered densely from 1.
     """
     first = title_line(lines)
     start = 0 if first is None else first[0] + 1
@@ -59,19 +61,22 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
         return [HeadingLine(u.line, dense_rank[u.rank], u.title, u.line + 1) for u in underlined]
     furniture = frozenset(running_lines(lines))
     candidates = gather(lines, start, furniture)
-    toc = find_toc(lines, start, furniture, candidates)
-    if not toc:  # no contents block names the headings: their looks and setting will
+    links = linked_headings(lines, candidates)
+    toc = [] if len(links) >= MIN_HEADINGS else find_toc(lines, start, furniture, candidates)
+    mode: Mode = "links" if len(links) >= MIN_HEADINGS else "contents" if toc else "looks"
+    if mode == "looks":  # nothing names the headings: their looks and setting will
         candidates = with_looks(lines, candidates)
-    evidence = collect(lines, candidates, toc)
+    evidence = collect(lines, candidates, toc, links)
     found = [
         (i, rank, c.text)
         for i, c in sorted(candidates.items())
-        if (rank := decide(c, evidence[i], contents=bool(toc))) is not None
+        if (rank := decide(c, evidence[i], mode=mode)) is not None
     ]
-    if not toc:
+    if mode == "looks":
         found = drop_empty(lines, found)
-    joined = join_labels(lines, candidates, found, named=frozenset(e.target for e in toc))
-    if first is not None and not toc:  # a contents entry names a half-title as a heading
+    named = frozenset(links) if mode == "links" else frozenset(e.target for e in toc)
+    joined = join_labels(lines, candidates, found, named=named)
+    if first is not None and mode == "looks":  # a contents entry names a half-title as a heading
         joined = drop_half_title(lines, joined, first[1])
     return dense_ranks(joined)
 
