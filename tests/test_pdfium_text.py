@@ -112,11 +112,13 @@ def _scan(objs: list[int | None]) -> list[tuple[int, int]]:
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.lists(st.booleans(), max_size=40)), max_size=12))
 @example([(6, [False, True, False, False]), (3, [False, True, True]), (6, [True, True])])
+@example([(8, []), (1, []), (2, [True]), (30, []), (3, [False, True])])
 def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> None:
     """Text objects whose characters lie together, with characters of no object (PDFium's
     generated spaces) anywhere: jumping over positions finds the starts a full scan finds,
-    each position read once at most. The example is what a bisection got wrong (object
-    2 between positions it had read blank)."""
+    each position read once at most. The first example is what a bisection got wrong
+    (object 2 between positions it had read blank); in the second, objects 2 and 3 lie
+    within one jump (read back from object 4, then in order)."""
     objs: list[int | None] = []
     for obj, (length, gaps) in enumerate(runs, start=1):
         for i in range(length):
