@@ -24,6 +24,7 @@ import ctypes
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -64,7 +65,7 @@ class _Run(NamedTuple):
     x: float
     y: float
     size: float
-    end: float  # right edge of the last glyph
+    last: int  # the position of its last glyph, whose right edge is read only where used
     bold: bool
     mono: bool
 
@@ -112,21 +113,16 @@ class _Api:
         self.m = (ctypes.c_float * 6)()
         self.pm = _VP(ctypes.addressof(self.m))
         self.run = self._run_reader()
+        self.right_edge = self._right_reader()
 
     def _run_reader(self) -> Callable[[_Tp, str, int, int, bool, bool], _Run]:
-        """``run(tp, piece, first, last, bold, mono)``: a run read from its first and last
-        characters: the origin of the first glyph, its font size scaled by its matrix, the
-        right edge of the last glyph's box. The calls and out-parameters are held in the
-        closure (247 k runs on the corpus PDFs: no attribute look-ups, no ``__new__`` frame)."""
-        origin, font_size, matrix, char_box = (
-            self.origin,
-            self.font_size,
-            self.matrix,
-            self.char_box,
-        )
+        """``run(tp, piece, first, last, bold, mono)``: a run read from its first character:
+        the origin of its glyph, its font size scaled by its matrix. The calls and
+        out-parameters are held in the closure (247 k runs on the corpus PDFs: no attribute
+        look-ups, no ``__new__`` frame)."""
+        origin, font_size, matrix = self.origin, self.font_size, self.matrix
         px, py, pm, m = self.px, self.py, self.pm, self.m
-        x, y, right = self.x, self.y, self.right
-        left_p, right_p, bottom_p, top_p = self.box
+        x, y = self.x, self.y
         new = tuple.__new__
 
         def run(tp: _Tp, piece: str, first: int, last: int, bold: bool, mono: bool) -> _Run:
@@ -136,11 +132,24 @@ class _Api:
                 scale = (m[2] * m[2] + m[3] * m[3]) ** 0.5
                 if scale > 0:
                     size *= scale
-            char_box(tp, last, left_p, right_p, bottom_p, top_p)
             chars = len(piece) - piece.count(" ")
-            return new(_Run, (piece, chars, x.value, y.value, size, right.value, bold, mono))
+            return new(_Run, (piece, chars, x.value, y.value, size, last, bold, mono))
 
         return run
+
+    def _right_reader(self) -> Callable[[_Tp, int], float]:
+        """``right_edge(tp, i)``: the right edge of glyph ``i``'s box. Read for a run
+        followed by another on its line (a cell boundary) and for the last run of a line
+        that a sub- or superscript rejoins: not for the last run of every line (94 k
+        fewer calls on the corpus PDFs)."""
+        char_box, right = self.char_box, self.right
+        left_p, right_p, bottom_p, top_p = self.box
+
+        def right_edge(tp: _Tp, i: int) -> float:
+            char_box(tp, i, left_p, right_p, bottom_p, top_p)
+            return right.value
+
+        return right_edge
 
 
 _API: _Api | None = None
@@ -270,14 +279,16 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
             prev = merged[-1]
             r0, first, last = runs[0], prev[0], prev[-1]
             if r0.x > first.x + 1.0 and _near(r0, last, prev):
-                if r0.x > last.end + 0.15 * r0.size and not last.text.endswith(" "):
+                end = api.right_edge(tp, last.last)
+                if r0.x > end + 0.15 * r0.size and not last.text.endswith(" "):
                     runs[0] = r0._replace(text=" " + r0.text)
                 prev.extend(runs)
                 continue
         merged.append(runs)
     out: list[Line] = []
+    right_edge = api.right_edge
     for runs in merged:
-        line = _line(runs)
+        line = _line(runs, tp, right_edge)
         if line is not None:
             out.append(line)
     return out
@@ -420,14 +431,14 @@ def _runs_per_word(
     if not starts:
         return []
     out = []
-    run = api.run
+    run, font_of, flags_of = api.run, api.font, fonts.flags.get
+    n, s = len(words), a
     for j, (k, obj) in enumerate(starts):
-        nxt = starts[j + 1][0] if j + 1 < len(starts) else len(words)
-        s = a if j == 0 else words[k][0]
-        e = words[nxt][0] if nxt < len(words) else b
-        first, last = words[k][0], words[nxt - 1][1] - 1
-        bold, mono, _symbol = _font_flags(api, obj, fonts)
-        out.append(run(tp, text[s:e], first, last, bold, mono))
+        nxt = starts[j + 1][0] if j + 1 < len(starts) else n
+        e = words[nxt][0] if nxt < n else b
+        flags = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
+        out.append(run(tp, text[s:e], words[k][0], words[nxt - 1][1] - 1, flags[0], flags[1]))
+        s = e
     return out
 
 
@@ -438,24 +449,28 @@ def _runs_per_char(
     if not starts:
         return []
     out: list[_Run] = []
-    run = api.run
+    run, font_of, flags_of = api.run, api.font, fonts.flags.get
     pending = ""  # a blank run joins the next one
     n = len(starts)
+    s = a  # leading characters with no object: the first run's
     for j in range(n):
-        k, obj = starts[j]
-        s = a if j == 0 else a + k  # leading characters with no object: the first run's
         e = a + starts[j + 1][0] if j + 1 < n else b
         raw = text[s:e]
         stripped = raw.strip()
         if not stripped:
             pending += raw
+            s = e
             continue
         first = s + raw.find(stripped)  # its first non-blank: no earlier place holds it
-        last = first + len(stripped) - 1
-        bold, mono, symbol = _font_flags(api, obj, fonts)
-        piece = pending + (raw.translate(_OMS) if symbol else raw)
-        pending = ""
-        out.append(run(tp, piece, first, last, bold, mono))
+        obj = starts[j][1]
+        bold, mono, symbol = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
+        if symbol:
+            raw = raw.translate(_OMS)
+        if pending:
+            raw = pending + raw
+            pending = ""
+        out.append(run(tp, raw, first, first + len(stripped) - 1, bold, mono))
+        s = e
     if pending and out:
         out[-1] = out[-1]._replace(text=out[-1].text + pending)
     return out
@@ -486,10 +501,11 @@ def _join_drop_cap(runs: list[_Run]) -> list[_Run]:
     return [word, *runs[2:]]
 
 
-def _line(runs: list[_Run]) -> Line | None:
+def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) -> Line | None:
     """One line as ``LineCollector`` makes it: most common size by characters, bold or
     mono when 80% of the characters are, cells where a run starts well right of the
-    previous one's end (here the real glyph end rather than an estimate)."""
+    previous one's end (here the real glyph end, ``right_edge(tp, run.last)``, rather than
+    an estimate)."""
     if len(runs) == 1:
         r = runs[0]
         text = _clean(r.text)
@@ -511,19 +527,28 @@ def _line(runs: list[_Run]) -> Line | None:
         return None
     sizes: dict[float, int] = {}
     chars = bold = mono = 0
-    segs: list[list[Any]] = []  # x0, end, raw text
-    seg: list[Any] | None = None
-    for raw, n, x, _y, rsize, end, rbold, rmono in runs:
-        reach = rsize * 1.5
-        if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
-            reach = 4.0
-        if seg is not None and seg[0] - 1.0 <= x <= seg[1] + reach:
-            if end > seg[1]:
-                seg[1] = end
-            seg[2] += raw
+    cuts = [0]  # the first run of each horizontally separate stretch (a cell)
+    left = right = 0.0  # the current stretch's left edge and right-most glyph end
+    final = len(runs) - 1  # the last run's end is never compared: not read
+    for i in range(final + 1):
+        _raw, n, x, _y, rsize, glyph, rbold, rmono = runs[i]
+        if i == 0:
+            left = x
+            right = right_edge(tp, glyph)
         else:
-            seg = [x, end, raw]
-            segs.append(seg)
+            reach = rsize * 1.5
+            if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
+                reach = 4.0
+            if left - 1.0 <= x <= right + reach:
+                if i < final:
+                    end = right_edge(tp, glyph)
+                    if end > right:
+                        right = end
+            else:
+                cuts.append(i)
+                left = x
+                if i < final:
+                    right = right_edge(tp, glyph)
         key = round(rsize, 1)
         sizes[key] = sizes.get(key, 0) + n
         chars += n
@@ -532,8 +557,13 @@ def _line(runs: list[_Run]) -> Line | None:
         if rmono:
             mono += n
     cells: tuple[tuple[float, str], ...] = ()
-    if len(segs) >= 2:
-        cells = tuple((round(x0, 1), t) for x0, _end, raw in segs if (t := _clean(raw)))
+    if len(cuts) >= 2:
+        cuts.append(final + 1)
+        cells = tuple(
+            (round(runs[c].x, 1), t)
+            for c, d in pairwise(cuts)
+            if (t := _clean("".join([r.text for r in runs[c:d]])))
+        )
         if len(cells) < 2:
             cells = ()
     chars = max(chars, 1)
