@@ -369,12 +369,18 @@ def _object_starts(
         if obj == cur:
             step = step * 2 if step < _MAX_STEP else _MAX_STEP
         else:
-            cur = _jumped_over(probe, tp, at, done + 1, min(landed, k), k, obj, cur, out)
+            hi = landed if landed < k else k
+            if done + 1 < hi:
+                cur = _jumped_over(probe, tp, at, done + 1, hi, k, obj, cur, out)
+            if obj != cur:  # nothing jumped over (the first read), or no start found there
+                out.append((k, obj))
+                cur = obj
             step = _STEP
         done = k
         k = landed = k + step
     # after the last object read: the positions jumped over to the end
-    _jumped_over(probe, tp, at, done + 1, min(landed, n), n, None, cur, out)
+    if done + 1 < landed and done + 1 < n:
+        _jumped_over(probe, tp, at, done + 1, min(landed, n), n, None, cur, out)
     return out
 
 
