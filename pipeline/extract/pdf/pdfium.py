@@ -131,7 +131,8 @@ class _Api:
             origin(tp, first, px, py)
             size = font_size(tp, first)  # the Tf operand: scale by text matrix x CTM
             if matrix(tp, first, pm):
-                scale = (m[2] * m[2] + m[3] * m[3]) ** 0.5
+                c, d = m[2], m[3]  # each read of the array makes a float: once each
+                scale = (c * c + d * d) ** 0.5
                 if scale > 0:
                     size *= scale
             chars = len(piece) - piece.count(" ")

@@ -391,8 +391,10 @@ def _assemble_page(b: TextBuilder, para: _Paragraph, page: _PageParts) -> None:
     """
     p = page.index
     skip_until = caption_end = -1
+    inserted = page.inserted
     for i, line in enumerate(page.lines):
-        _insert_headings(b, para, page, i)
+        if i in inserted:
+            _insert_headings(b, para, page, i)
         if i < skip_until:
             continue
         if i in page.captions:
