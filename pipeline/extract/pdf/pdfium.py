@@ -379,9 +379,15 @@ def _object_starts(
             step = _STEP
         done = k
         k = landed = k + step
-    # after the last object read: the positions jumped over to the end
-    if done + 1 < landed and done + 1 < n:
-        _jumped_over(probe, tp, at, done + 1, min(landed, n), n, None, cur, out)
+    # after the last object read, the positions jumped over to the end: the last one first
+    # (most lines end in the object read last, and nothing else is then read)
+    hi = landed if landed < n else n
+    if done + 1 < hi:
+        last = probe(tp, at[hi - 1])
+        if last is None:
+            _jumped_over(probe, tp, at, done + 1, hi - 1, n, None, cur, out)
+        elif last != cur:
+            _jumped_over(probe, tp, at, done + 1, hi - 1, hi - 1, last, cur, out)
     return out
 
 
