@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from pipeline.extract.pdf import pdfium
 from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
-from pipeline.extract.pdf.pdfium import _RTL, _object_starts, _Run, _visual_lines, join_units
+from pipeline.extract.pdf.pdfium import (
+    _RTL,
+    _object_starts,
+    _Run,
+    _spans,
+    _visual_lines,
+    join_units,
+)
 from pipeline.extract.pdf.reader import read_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -173,3 +180,26 @@ def test_jumps_read_the_lines_a_full_read_does(name: str, monkeypatch: pytest.Mo
         doc.close()
     assert fast == full
     assert fast.symbols_from is not None or name != "biblatex-symbol-pages.pdf"
+
+
+def _spans_by_alternation(text: str) -> list[tuple[int, int]]:
+    """The lines as the pattern ``\\r?\\n|[\\ufffe\\x02]`` found them before ``_spans``."""
+    out: list[tuple[int, int]] = []
+    a = 0
+    for m in re.finditer("\r?\n|[\ufffe\x02]", text + "\n"):
+        b, nxt = (m.end(), m.end()) if m.group() in ("\ufffe", "\x02") else m.span()
+        if b > a:
+            out.append((a, b))
+        a = nxt
+    return out
+
+
+@given(st.text(alphabet="a \r\n\ufffe\x02", max_size=30))
+def test_lines_split_as_the_alternation_did(text: str) -> None:
+    assert _spans(text) == _spans_by_alternation(text)
+
+
+@given(st.text(max_size=40))
+def test_a_page_without_right_to_left_characters_is_told_by_its_largest(text: str) -> None:
+    if text and max(text) < "\u0590":
+        assert _RTL.search(text) is None
