@@ -595,7 +595,7 @@ def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) ->
             cells = ()
     chars = max(chars, 1)
     # the first size of the most characters (as ``Counter.most_common(1)`` picks it)
-    size = max(sizes.items(), key=_COUNT)[0]
+    size = next(iter(sizes)) if len(sizes) == 1 else max(sizes.items(), key=_COUNT)[0]
     r = runs[0]
     x, y = round(r.x, 1), round(r.y, 1)
     return _new(Line, (text, x, y, size, bold / chars >= 0.8, mono / chars >= 0.8, cells))
