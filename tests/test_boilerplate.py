@@ -5,7 +5,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.extract.boilerplate import _leaders, detect_boilerplate, normalize_repeated
+from pipeline.extract.boilerplate import (
+    _leaders,
+    _three_letters,
+    detect_boilerplate,
+    normalize_repeated,
+)
 from pipeline.model import boilerplate_counts
 from pipeline.text.furniture import DOT_LEADER, is_dot_leader, is_page_number
 
@@ -181,3 +186,8 @@ def test_leader_count_is_needed_for_a_dot_leader(text: str) -> None:
     run only on lines that pass it."""
     if DOT_LEADER.match(text):
         assert _leaders(text)
+
+
+@given(st.text(max_size=40) | st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
+def test_three_letters_counts_as_isalpha_does(text: str) -> None:
+    assert _three_letters(text) is (sum(ch.isalpha() for ch in text) >= 3)

@@ -8,7 +8,18 @@ import sys
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pipeline.extract.pdf.layout import _WORD, Vocabulary, join_lines, join_pair, vocabulary
+from pipeline.extract.pdf.layout import (
+    _DROP,
+    _GLUE,
+    _KEEP,
+    _SPACE,
+    _WORD,
+    Vocabulary,
+    _join_how,
+    _last_word,
+    join_lines,
+    vocabulary,
+)
 
 # letters whose case folding changes length or adds a combining mark, hyphens, digits,
 # blanks and line breaks: where a joined pass could differ from one per line
@@ -21,6 +32,43 @@ def _per_line(lines: list[str]) -> set[str]:
     for line in lines:
         vocab.update(w.casefold() for w in _WORD.findall(line))
     return vocab
+
+
+def _join_how_with_set(prev: str, nxt: str, vocab: set[str]) -> int:
+    """``_join_how`` with the whole word set (what it read before ``Vocabulary``): a
+    hyphen is kept when the compound is a word and the word joined is not."""
+    if not nxt:
+        return _KEEP
+    if prev.endswith("\u00ad"):
+        return _DROP
+    if (
+        prev.endswith("-")
+        and len(prev) > 1
+        and prev[-2].isalpha()
+        and nxt[:1].isalpha()
+        and nxt[:1].islower()
+    ):
+        head, tail = _last_word(prev[:-1]), _WORD.match(nxt)
+        if vocab and head is not None and tail is not None:
+            joined = (head + tail.group()).casefold()
+            if joined not in vocab and f"{head}-{tail.group()}".casefold() in vocab:
+                return _GLUE
+        return _DROP
+    return _SPACE
+
+
+def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -> str:
+    """Two lines joined: the join ``join_lines`` makes, one pair at a time (the oracle of
+    its linear join)."""
+    if isinstance(vocab, set):
+        how = _join_how_with_set(prev, nxt, vocab)
+    else:
+        how = _join_how(prev, nxt, vocab)
+    if how == _KEEP:
+        return prev
+    if how == _DROP:
+        return prev[:-1] + nxt
+    return prev + nxt if how == _GLUE else f"{prev} {nxt}"
 
 
 @given(_LINES)

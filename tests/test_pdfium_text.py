@@ -13,7 +13,14 @@ from hypothesis import strategies as st
 
 from pipeline.extract.pdf import pdfium
 from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
-from pipeline.extract.pdf.pdfium import _RTL, _object_starts, _Run, _visual_lines, join_units
+from pipeline.extract.pdf.pdfium import (
+    _RTL,
+    _object_starts,
+    _Run,
+    _spans,
+    _visual_lines,
+    join_units,
+)
 from pipeline.extract.pdf.reader import read_pdf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "extract"
@@ -71,7 +78,7 @@ def test_a_pdf_pdfium_cannot_open_falls_back_to_pypdf(
 
 def test_lines_pdfium_joined_are_split_where_a_run_goes_back_left_and_down() -> None:
     def run(text: str, x: float, y: float) -> _Run:
-        return _Run(text, len(text), x, y, 4.5, x + 3 * len(text), False, False)
+        return _Run(text, len(text), x, y, 4.5, len(text) - 1, False, False)
 
     joined = [run("2022", 364, 718.5), run("2021", 394, 718.5), run("Net earnings", 175, 713.3),
               run("2,735.0", 367, 713.3), run("Depreciation", 178, 708.0),
@@ -112,11 +119,13 @@ def _scan(objs: list[int | None]) -> list[tuple[int, int]]:
 
 @given(st.lists(st.tuples(st.integers(1, 40), st.lists(st.booleans(), max_size=40)), max_size=12))
 @example([(6, [False, True, False, False]), (3, [False, True, True]), (6, [True, True])])
+@example([(8, []), (1, []), (2, [True]), (30, []), (3, [False, True])])
 def test_object_starts_match_a_full_scan(runs: list[tuple[int, list[bool]]]) -> None:
     """Text objects whose characters lie together, with characters of no object (PDFium's
     generated spaces) anywhere: jumping over positions finds the starts a full scan finds,
-    each position read once at most. The example is what a bisection got wrong (object
-    2 between positions it had read blank)."""
+    each position read once at most. The first example is what a bisection got wrong
+    (object 2 between positions it had read blank); in the second, objects 2 and 3 lie
+    within one jump (read back from object 4, then in order)."""
     objs: list[int | None] = []
     for obj, (length, gaps) in enumerate(runs, start=1):
         for i in range(length):
@@ -171,3 +180,26 @@ def test_jumps_read_the_lines_a_full_read_does(name: str, monkeypatch: pytest.Mo
         doc.close()
     assert fast == full
     assert fast.symbols_from is not None or name != "biblatex-symbol-pages.pdf"
+
+
+def _spans_by_alternation(text: str) -> list[tuple[int, int]]:
+    """The lines as the pattern ``\\r?\\n|[\\ufffe\\x02]`` found them before ``_spans``."""
+    out: list[tuple[int, int]] = []
+    a = 0
+    for m in re.finditer("\r?\n|[\ufffe\x02]", text + "\n"):
+        b, nxt = (m.end(), m.end()) if m.group() in ("\ufffe", "\x02") else m.span()
+        if b > a:
+            out.append((a, b))
+        a = nxt
+    return out
+
+
+@given(st.text(alphabet="a \r\n\ufffe\x02", max_size=30))
+def test_lines_split_as_the_alternation_did(text: str) -> None:
+    assert _spans(text) == _spans_by_alternation(text)
+
+
+@given(st.text(max_size=40))
+def test_a_page_without_right_to_left_characters_is_told_by_its_largest(text: str) -> None:
+    if text and max(text) < "\u0590":
+        assert _RTL.search(text) is None

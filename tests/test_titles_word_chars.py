@@ -6,7 +6,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.text.titles import _NON_WORD, _word_chars, norm_title
+from pipeline.text.titles import (
+    _LEADING_NON_WORD,
+    _NON_WORD,
+    _NUMBERING,
+    _word_chars,
+    norm_title,
+)
 
 
 @given(st.text(max_size=40) | st.text(alphabet=st.characters(max_codepoint=127), max_size=40))
@@ -23,3 +29,26 @@ def test_titles_fold_as_before() -> None:
     assert norm_title("Chapter 3 1.2 Foo") == "foo"
     assert norm_title("A. Appendix") == "appendix"
     assert norm_title("  — Über   die Straße!") == "überdiestrasse"
+
+
+def _norm_title_by_substitution(text: str) -> str:
+    """``norm_title`` as it read before the numbering was found by ``match``: the pattern
+    substituted, the result stripped and compared with the text."""
+    s = _LEADING_NON_WORD.sub("", text.casefold().strip())
+    while True:
+        nxt = _NUMBERING.sub("", s, count=1).strip()
+        if nxt == s or not _word_chars(nxt):
+            break
+        s = nxt
+    return _word_chars(s) or _word_chars(text.casefold())
+
+
+_TITLE_PARTS = st.sampled_from(
+    ["Chapter", "part", "Appendix", "1", "2.3", "iv", "A", "a", ".", "-", " ", "  ", "\t",
+     "Foo", "bar", "§", "—", "1.2.", "x", "_", "Ⅻ", "½"]
+)  # fmt: skip
+
+
+@given(st.lists(_TITLE_PARTS, max_size=8).map("".join) | st.text(max_size=30))
+def test_norm_title_finds_the_numbering_as_the_substitution_did(text: str) -> None:
+    assert norm_title(text) == _norm_title_by_substitution(text)

@@ -26,10 +26,14 @@ def _word_chars(s: str) -> str:
 
 def norm_title(text: str) -> str:
     """Fold case, numbering, punctuation and spacing: the key headings match on."""
-    s = _LEADING_NON_WORD.sub("", text.casefold().strip())
+    s = _LEADING_NON_WORD.sub("", text.casefold().strip())  # no blank at either end
     while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
-        nxt = _NUMBERING.sub("", s, count=1).strip()
-        if nxt == s or not _word_chars(nxt):
+        # the pattern is anchored: an empty match leaves ``s`` as it is (most lines)
+        m = _NUMBERING.match(s)
+        if m is None or not m.end():
+            break
+        nxt = s[m.end() :].strip()
+        if not _word_chars(nxt):
             break
         s = nxt
     key = _word_chars(s)

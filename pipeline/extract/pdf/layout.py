@@ -299,7 +299,7 @@ _COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")  # the _WORD matches with a 
 
 
 class Vocabulary:
-    """The words of a document, lower case, for dehyphenation: ``join_pair`` asks whether
+    """The words of a document, lower case, for dehyphenation: ``join_lines`` asks whether
     a hyphenated compound occurs (its tokens that hold a hyphen: found up front, in the
     lines that hold one) and, only for a compound that does, whether the word joined
     occurs (``has_word``: looked for in the text case-folded, the words found only when
@@ -341,18 +341,20 @@ def vocabulary(lines: Iterable[str]) -> set[str]:
 def _last_word(text: str) -> str | None:
     """The last ``_WORD`` match of ``text``: found in its last blank-free stretch (no
     match spans a blank, so the matches there are the whole text's), else in all of it.
-    ``join_pair`` asks when the stretch ends in a letter, which is a match: the rest of the
+    ``_join_how`` asks when the stretch ends in a letter, which is a match: the rest of the
     text is then never read."""
     words = _WORD.findall(text[text.rfind(" ") + 1 :]) or _WORD.findall(text)
     return words[-1] if words else None
 
 
-# how join_pair joins two lines
+# how two lines join
 _KEEP, _DROP, _GLUE, _SPACE = 0, 1, 2, 3  # prev; prev[:-1] + nxt; prev + nxt; prev + " " + nxt
 
 
-def _join_how(prev: str, nxt: str, vocab: set[str] | Vocabulary | None) -> int:
-    """How ``join_pair`` joins ``nxt`` to ``prev``. It reads ``prev`` from its end only: its
+def _join_how(prev: str, nxt: str, vocab: Vocabulary | None) -> int:
+    """How ``nxt`` joins ``prev``: nothing to join; a soft hyphen or a hyphen between
+    letters dropped, unless the vocabulary holds the hyphenated compound and not the word
+    joined (the hyphen kept, glued); else a space. It reads ``prev`` from its end only: its
     last two characters and the last word before its last one, asked for only when the
     character before the last is a letter (``_last_word``: found after the last blank), so
     ``prev`` may be the end of a longer text from a blank on."""
@@ -373,29 +375,17 @@ def _join_how(prev: str, nxt: str, vocab: set[str] | Vocabulary | None) -> int:
             if head is not None and tail is not None:
                 joined = (head + tail.group()).casefold()
                 hyphened = f"{head}-{tail.group()}".casefold()
-                if isinstance(vocab, Vocabulary):
-                    if hyphened in vocab.compounds and not vocab.has_word(joined):
-                        return _GLUE
-                elif joined not in vocab and hyphened in vocab:
+                if hyphened in vocab.compounds and not vocab.has_word(joined):
                     return _GLUE
         return _DROP
     return _SPACE
 
 
-def join_pair(prev: str, nxt: str, vocab: set[str] | Vocabulary | None = None) -> str:
-    how = _join_how(prev, nxt, vocab)
-    if how == _KEEP:
-        return prev
-    if how == _DROP:
-        return prev[:-1] + nxt
-    return prev + nxt if how == _GLUE else f"{prev} {nxt}"
-
-
 def join_lines(texts: Sequence[str], vocab: Vocabulary | None) -> tuple[str, list[int]]:
-    """``texts`` joined as ``join_pair`` joins them one after the other, and the offset in
-    the result at which each text's place begins (after the last text joined, for a text
-    left out), in time linear in the length: the text joined so far is kept in parts and
-    read from its last blank on (all that ``join_pair`` looks at)."""
+    """``texts`` joined one after the other as ``_join_how`` says, and the offset in the
+    result at which each text's place begins (after the last text joined, for a text left
+    out), in time linear in the length: the text joined so far is kept in parts and read
+    from its last blank on (all that ``_join_how`` looks at)."""
     parts: list[str] = []
     starts: list[int] = []
     length = 0
@@ -434,7 +424,6 @@ __all__ = [
     "clean_text",
     "continues",
     "join_lines",
-    "join_pair",
     "page_stats",
     "vocabulary",
 ]

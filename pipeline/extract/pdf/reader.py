@@ -29,6 +29,7 @@ from ...errors import (
     NoTextLayerError,
 )
 from ...model import Document, HeadingMode, OutlineEntry, Page, SourceInfo
+from ...shared.collector import collector_paused
 from ...shared.limits import die_with_parent
 from ...text.heading_lines import find_headings
 from ..boilerplate import BoilerplateResult, detect_boilerplate
@@ -85,7 +86,8 @@ def _extract_range(
 ) -> RangeRead:
     """Worker: lines of pages ``start..stop``; a ``PageFailure`` in place of a bad page."""
     if layer == "pdfium":
-        return _pdfium_range(Path(path), password, start, stop)
+        with collector_paused():
+            return _pdfium_range(Path(path), password, start, stop)
     try:
         reader = open_pypdf(Path(path), password)
     except Exception as exc:  # the main process opened it: this one should too
@@ -389,8 +391,10 @@ def _assemble_page(b: TextBuilder, para: _Paragraph, page: _PageParts) -> None:
     """
     p = page.index
     skip_until = caption_end = -1
+    inserted = page.inserted
     for i, line in enumerate(page.lines):
-        _insert_headings(b, para, page, i)
+        if i in inserted:
+            _insert_headings(b, para, page, i)
         if i < skip_until:
             continue
         if i in page.captions:
@@ -491,7 +495,7 @@ def read_pdf(
     page labels, metadata, encryption) by PDFium (``document.py`` says when pypdf reads
     instead). Raises a typed ``ExtractionError``."""
     p = Path(path)
-    with open_pdf(p, password) as pdf:
+    with collector_paused(), open_pdf(p, password) as pdf:
         layer = _text_layer(pdf, layer)
         read = _read_pages(p, pdf, workers=workers, password=password, layer=layer)
         read = _ocr_scans(pdf, read)
