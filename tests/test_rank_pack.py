@@ -325,9 +325,13 @@ def test_a_cut_inside_a_table_keeps_the_table_header() -> None:
     assert "| Zebra crossings |" in text and "| Item 29 |" not in text
 
 
-def test_the_best_snippet_comes_whole_and_the_next_ones_cut() -> None:
+def test_the_best_snippet_comes_whole_and_the_next_ones_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The best match is the likeliest answer and what surrounds it its context (a
     # story's scene, not two lines of it); the others are cut to what they share.
+    # (The cut lies ~130 tokens after the whole one: kept apart here, not ``BRIDGE``d.)
+    monkeypatch.setattr(context, "BRIDGE", 0)
     first = " ".join(
         "The zebra crossing holds 17 stripes." if n == 20 else f"Line {n} is about rivers."
         for n in range(40)
@@ -362,3 +366,37 @@ def test_a_best_snippet_too_long_for_the_budget_is_cut_instead() -> None:
     packer.add(a, sec, (1, Ranked("a", 1.0, doc_id="d")))
     got = packer.result()
     assert [it.text for it in got] == [sec.span(*cut)]
+
+
+
+def scene_packed() -> tuple[list[str], list[context.ContextItem]]:
+    """A scene's sentences, and what is packed of two snippets of it: the first (whole,
+    the best) ends at sentence 12, the second (cut to its hit, sentence 16) follows."""
+    story = [f"Sentence {n} tells of the mill." for n in range(40)]
+    story[6] = "The zebra crossing holds 17 stripes."
+    story[16] = "The zebra crossing was painted anew."
+    body = " ".join(story)
+    sec = section(body, start=0)
+    cut_at = body.index("Sentence 12 ")
+    a = stored("a", body, 0, cut_at - 1)
+    b = stored("b", body, cut_at, len(body))
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    for n, s in enumerate((a, b), 1):
+        packer.add(s, sec, (n, Ranked(s.id, 1.0 / n, doc_id="d")))
+    return story, packer.result()
+
+
+def test_a_cut_near_an_item_of_its_section_joins_it_with_the_text_between() -> None:
+    # Two cuts of one scene a few sentences apart are one passage: read as one (and cited
+    # once) rather than as two pieces with the sentences between them missing.
+    story, got = scene_packed()
+    assert [it.snippet_ids for it in got] == [("a", "b")]
+    assert got[0].text == " ".join(story[:19])
+
+
+def test_a_cut_far_from_the_items_of_its_section_stays_apart(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(context, "BRIDGE", 5)  # the 2 sentences between count ~20
+    story, got = scene_packed()
+    assert [it.text for it in got] == [" ".join(story[:12]), " ".join(story[14:19])]

@@ -184,7 +184,7 @@ def retrieve(
 ) -> Context:
     """The best snippets first, in rank order, while they fit ``budget`` tokens, each cut
     to the sentences the question points at (``Packer.trim``; snippets of one section
-    that touch are one item); what budget is left widens the items to
+    that touch or nearly touch are one item); what budget is left widens the items to
     their whole sections, best first, and then takes the best sentences of the snippets
     that did not fit whole.
 
