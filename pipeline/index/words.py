@@ -31,6 +31,8 @@ def runs(word: str) -> list[str]:
 def _split(word: str) -> list[str]:
     """A word, plus its letter and digit runs when it mixes them (``fy2018``); runs of
     one character carry no meaning alone (``3m`` stays whole)."""
+    if word.isalpha() or word.isdecimal():  # one run: most words, no regex call
+        return [word]
     parts = runs(word)
     if len(parts) < 2:
         return [word]
