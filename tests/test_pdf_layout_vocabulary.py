@@ -17,6 +17,7 @@ from pipeline.extract.pdf.layout import (
     Vocabulary,
     _join_how,
     _last_word,
+    hyphen_between_letters,
     join_lines,
     vocabulary,
 )
@@ -41,13 +42,7 @@ def _join_how_with_set(prev: str, nxt: str, vocab: set[str]) -> int:
         return _KEEP
     if prev.endswith("\u00ad"):
         return _DROP
-    if (
-        prev.endswith("-")
-        and len(prev) > 1
-        and prev[-2].isalpha()
-        and nxt[:1].isalpha()
-        and nxt[:1].islower()
-    ):
+    if hyphen_between_letters(prev, nxt):
         head, tail = _last_word(prev[:-1]), _WORD.match(nxt)
         if vocab and head is not None and tail is not None:
             joined = (head + tail.group()).casefold()

@@ -351,6 +351,18 @@ def _last_word(text: str) -> str | None:
 _KEEP, _DROP, _GLUE, _SPACE = 0, 1, 2, 3  # prev; prev[:-1] + nxt; prev + nxt; prev + " " + nxt
 
 
+def hyphen_between_letters(prev: str, nxt: str) -> bool:
+    """``prev`` ends in a hyphen after a letter and ``nxt`` opens with a lower-case
+    letter: a word broken at a line's end, or a compound."""
+    return (
+        prev.endswith("-")
+        and len(prev) > 1
+        and prev[-2].isalpha()
+        and nxt[:1].isalpha()
+        and nxt[:1].islower()
+    )
+
+
 def _join_how(prev: str, nxt: str, vocab: Vocabulary | None) -> int:
     """How ``nxt`` joins ``prev``: nothing to join; a soft hyphen or a hyphen between
     letters dropped, unless the vocabulary holds the hyphenated compound and not the word
@@ -362,13 +374,7 @@ def _join_how(prev: str, nxt: str, vocab: Vocabulary | None) -> int:
         return _KEEP
     if prev.endswith("\u00ad"):
         return _DROP
-    if (
-        prev.endswith("-")
-        and len(prev) > 1
-        and prev[-2].isalpha()
-        and nxt[:1].isalpha()
-        and nxt[:1].islower()
-    ):
+    if hyphen_between_letters(prev, nxt):
         if vocab:
             head = _last_word(prev[:-1])
             tail = _WORD.match(nxt)  # nxt opens with a letter: its first word starts there
