@@ -234,13 +234,14 @@ class Packer:
         """The item of ``sec`` that ``[a, b)`` touches, or, failing one, the nearest
         within ``BRIDGE`` tokens of it with nothing taken between them."""
         near: list[tuple[int, _Item]] = []
+        taken = self.taken(sec.doc_id)
         for it in self.items:
             if it.section.id != sec.id:
                 continue
             if it.b == a or it.a == b:
                 return it
             gap = (it.b, a) if it.b < a else (b, it.a) if b < it.a else None
-            if BRIDGE and gap and subtract(gap, self.taken(sec.doc_id)) == [gap]:
+            if BRIDGE and gap and subtract(gap, taken) == [gap]:
                 tokens = self.counter.count(sec.span(*gap))
                 if tokens <= BRIDGE:
                     near.append((tokens, it))
