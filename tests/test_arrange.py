@@ -249,3 +249,61 @@ def test_every_word_pulls_when_names_only_is_off(
     index = small_index(tmp_path / "lex", PAPERS)
     question = "Why might an organization like the WHO be necessary? What happened?"
     assert RANK.lexical(index, question, Filters())[0].doc_id == "flu"
+
+
+@pytest.mark.parametrize("once", [True, False])
+def test_a_path_that_matches_the_question_lifts_one_snippet_of_its_story(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, once: bool
+) -> None:
+    """Every snippet of a story carries the story's title in its path (the lead): a title
+    holding the question's words ("The Toad Woman") put all its snippets above another
+    story's passage that answers. With ``LEAD_ONCE`` the lead counts for the story's best
+    snippet only."""
+    monkeypatch.setattr(lexical, "LEAD_ONCE", once)
+    toad = retrieval_prefix("Tales", ["Tales", "The Toad Woman"], [])
+    hut = retrieval_prefix("Tales", ["Tales", "The Fisher"], [])
+    others = [
+        retrieval_prefix("Tales", ["Tales", f"The {name}"], []) + f"The {name} went to town."
+        for name in ("king", "miller", "tailor", "goose", "soldier", "giant", "dwarf", "fox")
+    ]
+    texts = {
+        "tales": (
+            "Tales",
+            [toad + f"The old toad sat by pond {n} and sang all day long." for n in range(4)]
+            + [hut + "There she lived, in a hut by the sea, for many long years."]
+            + others,
+        ),
+    }
+    index = small_index(tmp_path / "lex", texts)
+    question = words("Where did the old woman live?")
+    order = [m.id for m in index.search(question, question, {}, Filters(), 10)]
+    assert order.index("tales-4") == (1 if once else 4)
+
+
+def test_each_part_of_a_table_keeps_the_lead_its_caption_earns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A statement cut into snippets carries its caption in each: the part that answers
+    may be any of them, so a caption that matches keeps the lead for every part, where
+    parts of one path without a caption keep it once."""
+    sheet = retrieval_prefix("10-K", ["10-K", "Item 8"], [], "Consolidated Balance Sheets")
+    prose = retrieval_prefix("10-K", ["10-K", "Balance sheet review"], [])
+    texts = {
+        "k": (
+            "10-K",
+            [sheet + "Cash 5,794. Receivables 848.", sheet + "Accounts payable 292."]
+            + [prose + "Payables rose.", prose + "Accounts payable fell."],
+        ),
+    }
+    index = small_index(tmp_path / "lex", texts)
+    question = words("accounts payable on the balance sheet")
+
+    def scores(once: bool) -> dict[str, float]:
+        monkeypatch.setattr(lexical, "LEAD_ONCE", once)
+        return {m.id: m.score for m in index.search(question, question, {}, Filters(), 10)}
+
+    every, once = scores(False), scores(True)
+    assert [once[i] for i in ("k-0", "k-1", "k-3")] == pytest.approx(
+        [every[i] for i in ("k-0", "k-1", "k-3")]
+    )
+    assert once["k-2"] < every["k-2"]

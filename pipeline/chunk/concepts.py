@@ -97,12 +97,14 @@ def _prefix_parts(
     return parts, rest
 
 
-def prefix_lead(retrieval_text: str, title: str = "") -> str:
+def prefix_lead(
+    retrieval_text: str, title: str = "", kinds: Collection[str] = ("PATH", "TABLE")
+) -> str:
     """What a chunk is titled by: the path and table parts of its retrieval prefix
-    (``retrieval_prefix``'s first line), without the document title and concepts; with
-    ``title``, a path that opens with it loses that step too."""
+    (``retrieval_prefix``'s first line; ``kinds`` for fewer), without the document title
+    and concepts; with ``title``, a path that opens with it loses that step too."""
     parts, _ = _prefix_parts(retrieval_text, title)
-    return " ".join(value for kind, value in parts if kind in ("PATH", "TABLE"))
+    return " ".join(value for kind, value in parts if kind in kinds)
 
 
 def prefix_without(retrieval_text: str, drop: Collection[str], title: str = "") -> str:

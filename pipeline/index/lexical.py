@@ -5,7 +5,8 @@ segments, deletes, and a ``meta.json`` committed atomically).
 Typesense stays the store; this index is derived from it and kept beside it
 (``$FOLIO_HOME/lexical/<store>/``, see ``side_index``). Every row is a snippet: its
 stemmed ``retrieval_text`` (``body``) and its lead (``lead``, the path and table caption,
-scored as a field of its own), with the fields filters use. The first snippet of each
+scored as a field of its own; the caption alone as ``caption``, see ``LEAD_ONCE``), with
+the fields filters use. The first snippet of each
 document also carries the document's catalog entry (title, path, format, snippet count,
 settings), so one commit changes a document's rows and its entry together, and BM25's
 statistics count snippets only, as the ranking was measured. Beside tantivy's
@@ -24,7 +25,7 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,21 @@ from .filters import Filters
 from .records import DocumentRecord
 from .words import words
 
-FORMAT = 4  # of the saved index; another one is rebuilt
+FORMAT = 5  # of the saved index; another one is rebuilt
 # The lead scored as a field of its own, added with this weight: measured with
 # scripts/eval/eval_retrieval.py, a question naming a statement ("balance sheet") finds the
 # statement's snippets instead of prose that repeats the words (financebench-dev, right
 # filing: evidence page in the top 4 snippets 47 -> 79%; chunking-eval unchanged).
 LEAD_WEIGHT = 1.0
+# Whether a lead counts once: of the snippets that share one, only the best-scored among
+# those found keeps the lead's score, the others are ranked by their body (and the title
+# pull). A lead is the snippet's path, the same in each snippet of a story: a story titled
+# "The Toad Woman" put every one of its snippets above any other story's best for "Where
+# did the old woman live?", filling a context with one story that was not the answer.
+# A snippet whose table caption holds one of the question's terms keeps its lead: a
+# statement cut into several snippets is one table, and the part that answers is any of
+# them (the caption is indexed as ``caption`` to know it; FORMAT 5).
+LEAD_ONCE = True
 # Where a snippet's document title is scored besides the ranking's title pull: 2, in
 # its body (the retrieval text's ``[DOC: …]`` and a path that opens with the title) and
 # its lead; 1, in its body only; 0, nowhere else (once per document, by the pull, weighted
@@ -145,7 +155,7 @@ def _schema() -> Any:
         sb.add_text_field(name, stored=name in ("id", "doc_id"), tokenizer_name="raw")
     sb.add_bytes_field("parent", stored=True)
     sb.add_unsigned_field("order", stored=True)
-    for name in ("body", "lead"):
+    for name in ("body", "lead", "caption"):
         sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
     sb.add_boolean_field("table", indexed=True)
     for name in ("page_start", "page_end"):
@@ -215,8 +225,9 @@ class LexicalIndex:
         k: int,
     ) -> list[Match]:
         """The ``k`` best snippets: BM25 of the body for ``terms`` plus the weighted BM25
-        of the lead for ``lead_terms`` (a snippet must match one of them), plus its
-        document's ``boosts`` entry; ties in document and chunk order."""
+        of the lead for ``lead_terms`` (a snippet must match one of them; a lead counts
+        once, ``LEAD_ONCE``), plus its document's ``boosts`` entry; ties in document and
+        chunk order."""
         if not terms or filters.tier not in (None, "snippet"):
             return []
         text = _any([_term("body", t) for t in terms])
@@ -225,15 +236,49 @@ class LexicalIndex:
         clauses = [(tantivy.Occur.Must, matched)]
         clauses += [(tantivy.Occur.Must, q) for q in _filter_queries(filters)]
         clauses += [(tantivy.Occur.Should, q) for q in _boost_queries(boosts)]
+        # Once a section's other snippets lose their lead's score, snippets below the
+        # first k may pass them: read deeper.
+        depth = 4 * k + 16 if LEAD_ONCE and lead else k + 16
         try:
-            found = self._searcher.search(_Q.boolean_query(clauses), k + 16, count=False)
+            found = self._searcher.search(_Q.boolean_query(clauses), depth, count=False)
             rows = [(score, self._searcher.doc(addr).to_dict()) for score, addr in found.hits]
+            out = [_match(d, float(score)) for score, d in rows]
+            if LEAD_ONCE and lead and out:
+                ids = [m.id for m in out]
+                scores, captioned = self._lead_scores(ids, lead), self._captioned(ids, lead_terms)
+                out = _lead_once(out, scores, captioned)
         except ValueError as exc:
             raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
-        out = [_match(d, float(score)) for score, d in rows]
         # Stable order: score, then position (document id, chunk index).
         out.sort(key=lambda m: (-m.score, m.doc_id, m.order))
         return out[:k]
+
+    def _lead_scores(self, ids: Sequence[str], lead: Sequence[Any]) -> dict[str, float]:
+        """The weighted BM25 of the lead alone, for the snippets ``ids``."""
+        query = _Q.boolean_query(
+            [
+                (
+                    tantivy.Occur.Must,
+                    _Q.const_score_query(_Q.term_set_query(SCHEMA, "id", ids), 0.0),
+                ),
+                (tantivy.Occur.Should, _Q.boost_query(_any(lead), LEAD_WEIGHT)),
+            ]
+        )
+        found = self._searcher.search(query, len(ids), count=False)
+        return {
+            self._searcher.doc(addr).to_dict()["id"][0]: float(score) for score, addr in found.hits
+        }
+
+    def _captioned(self, ids: Sequence[str], lead_terms: Sequence[str]) -> frozenset[str]:
+        """Those of the snippets ``ids`` whose table caption holds one of ``lead_terms``."""
+        query = _Q.boolean_query(
+            [
+                (tantivy.Occur.Must, _Q.term_set_query(SCHEMA, "id", ids)),
+                (tantivy.Occur.Must, _any([_term("caption", t) for t in lead_terms])),
+            ]
+        )
+        found = self._searcher.search(query, len(ids), count=False)
+        return frozenset(self._searcher.doc(addr).to_dict()["id"][0] for _, addr in found.hits)
 
     def elsewhere(self, term: str, doc_ids: Sequence[str]) -> tuple[int, int]:
         """How many snippets outside ``doc_ids`` hold ``term`` in their text, and how
@@ -253,6 +298,26 @@ class LexicalIndex:
         except ValueError as exc:
             raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
         return int(found or 0), outside
+
+
+def _lead_once(
+    found: list[Match], lead: Mapping[str, float], captioned: frozenset[str] = frozenset()
+) -> list[Match]:
+    """``found`` with the lead's score taken off every snippet but the best of those
+    that share it (``LEAD_ONCE``) and those whose table caption matched (``captioned``).
+    Leads are not stored, so the snippets of a document whose leads score alike share
+    one: the same path (a long story's sections all carry its title), or paths that
+    match the question's words alike."""
+    seen: set[tuple[str, float]] = set()
+    out: list[Match] = []
+    for m in sorted(found, key=lambda m: (-m.score, m.doc_id, m.order)):
+        score = lead.get(m.id, 0.0)
+        key = (m.doc_id, round(score, 4))
+        if score > 0 and key in seen and m.id not in captioned:
+            m = replace(m, score=m.score - score)
+        seen.add(key)
+        out.append(m)
+    return out
 
 
 def _match(row: Mapping[str, list[Any]], score: float) -> Match:
@@ -396,6 +461,7 @@ def _snippet_row(snippet: Mapping[str, Any], doc: DocInfo) -> Any:
     body = prefix_without(text, drop, "" if TITLE_TERMS >= 1 else doc.title)
     row.add_text("body", " ".join(words(body)))
     row.add_text("lead", " ".join(words(prefix_lead(text, "" if TITLE_TERMS >= 2 else doc.title))))
+    row.add_text("caption", " ".join(words(prefix_lead(text, kinds=("TABLE",)))))
     for hint in snippet.get("content_hints") or ():
         row.add_text("hints", str(hint))
     row.add_boolean("table", bool(snippet.get("contains_table")))
