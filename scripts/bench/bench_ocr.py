@@ -5,8 +5,15 @@ The floor is the ``tesseract`` program alone (``OMP_THREAD_LIMIT=1``, hOCR out, 
 as Folio passes it) on each page image Folio would hand it: the page rendered by PDFium in
 grey at ``ocr.page_dpi`` and saved beforehand, uncompressed (PGM: no decoding to pay).
 Folio is ``extract_file`` of the whole PDF in this process (the reader's OCR pool off:
-one page at a time, the per-page comparison), so it also pays opening the file, rendering,
-handing the image over, reading the hOCR and building the document. Interleaved (floor,
+one page at a time, the per-page comparison), so it also pays opening the file, rendering
+(decoding each page's scan: the bare run is handed it decoded), guessing the type's height
+from the ink, handing the image over, reading the hOCR and building the document. What each
+side reads: the floor every page image as rendered at ``page_dpi``, once, whatever its type
+size (as Tesseract alone would be given it); Folio makes its own choices (``ocr.ocr_page``:
+a page of type taller than 100 px is read shrunk to 50 px rows, a second read where its
+guess was wrong), so a page of large type costs Folio less Tesseract time than the floor:
+on the corpus scan, the poster page (4000 px square at 133 dpi; Folio reads it at 1619 px).
+Interleaved (floor,
 Folio, floor, ...), best of ``--repeat``, wall seconds and CPU seconds (this process and
 its children); the load average before and after. Goal (issue #42): Folio ≥ 90% of the
 floor's pages per second. ``--workers 0`` lets the reader use its default pool instead.

@@ -60,12 +60,13 @@ def ink_runs(image: Image.Image, dpi: float) -> list[int]:
     # each strip's rows averaged to one pixel: 255 times the row's share of ink
     profile = ink.resize((strips, grey.height), Image.Resampling.BOX).tobytes()
     least = max(1, round(255 * MIN_INK))
-    is_ink = bytes(0 if v < least else 1 for v in range(256))
+    # ink rows become "x", paper rows " ": bytes.split() then gives the runs of ink alone
+    is_ink = bytes(b" x"[v >= least] for v in range(256))
     shortest = dpi * MIN_RUN_IN
     runs: list[int] = []
     for s in range(strips):
         rows = profile[s::strips].translate(is_ink)
-        runs.extend(len(run) for run in rows.split(b"\0") if len(run) >= shortest)
+        runs.extend(len(run) for run in rows.split() if len(run) >= shortest)
     return runs
 
 
