@@ -48,13 +48,16 @@ def otsu_threshold(histogram: list[int]) -> int:
 
 def ink_runs(image: Image.Image, dpi: float) -> list[int]:
     """The heights in pixels of the runs of ink rows in each inch-wide strip of ``image``
-    (grey, or made grey), top to bottom, strip after strip."""
+    (grey, or made grey), top to bottom, strip after strip; none on a mostly dark page."""
     grey = image if image.mode == "L" else image.convert("L")
     # the threshold from every 4th pixel each way: the same level, a tenth of the time
     sample = grey.resize(
         (max(1, grey.width // 4), max(1, grey.height // 4)), Image.Resampling.NEAREST
     )
-    level = otsu_threshold(sample.histogram())
+    histogram = sample.histogram()
+    level = otsu_threshold(histogram)
+    if sum(histogram[: level + 1]) > sum(histogram) / 2:
+        return []  # more dark than light (a negative, a photograph): no lines of ink to see
     ink = grey.point([255 if v <= level else 0 for v in range(256)])
     strips = max(1, round(grey.width / dpi))
     # each strip's rows averaged to one pixel: 255 times the row's share of ink
@@ -72,7 +75,8 @@ def ink_runs(image: Image.Image, dpi: float) -> list[int]:
 
 def row_px(image: Image.Image, dpi: float) -> float:
     """The row height in pixels Tesseract would likely give the lines of ``image`` rendered
-    at ``dpi``: the median run of ink times ``ROW_PER_INK``; 0.0 on a page without ink."""
+    at ``dpi``: the median run of ink times ``ROW_PER_INK``; 0.0 on a page without ink or
+    mostly dark."""
     runs = sorted(ink_runs(image, dpi))
     return runs[len(runs) // 2] * ROW_PER_INK if runs else 0.0
 
