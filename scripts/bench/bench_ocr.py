@@ -17,8 +17,10 @@ Interleaved (floor,
 Folio, floor, ...), best of ``--repeat``, wall seconds and CPU seconds (this process and
 its children); the load average before and after. Goal (issue #42): Folio ≥ 90% of the
 floor's pages per second. ``--workers 0`` lets the reader use its default pool instead.
+``--per-page`` adds each page's CPU seconds: the floor's one read of its image, and Folio's
+``ocr.ocr_page`` (render, guess, its read or reads, with the image sizes it handed over).
 
-    python scripts/bench/bench_ocr.py [PDF] [--repeat 3] [--workers 1]
+    python scripts/bench/bench_ocr.py [PDF] [--repeat 3] [--workers 1] [--per-page]
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
@@ -72,6 +76,37 @@ def bare(images: list[tuple[Path, float]]) -> None:
         subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 
+def per_page(pdf: Path, images: list[tuple[Path, float]], pages: list[int], repeat: int) -> None:
+    """Each page's CPU seconds, best of ``repeat``: the floor's read, Folio's ``ocr_page``."""
+    import pytesseract
+
+    sizes: list[str] = []
+    real = pytesseract.image_to_pdf_or_hocr
+
+    def noted(image: Any, **kwargs: Any) -> Any:  # the image sizes Folio hands over
+        sizes.append(f"{image.width}x{image.height}")
+        return real(image, **kwargs)
+
+    pytesseract.image_to_pdf_or_hocr = noted
+    doc = open_document(pdf)
+    rows = []
+    try:
+        for i, image in zip(pages, images, strict=True):
+            page = doc[i]
+            floor = folio = float("inf")
+            for _ in range(repeat):
+                sizes.clear()
+                floor = min(floor, measure(partial(bare, [image]))[0])
+                folio = min(folio, measure(partial(ocr.ocr_page, page))[0])
+            page.close()
+            rows.append((str(i + 1), f"{floor:.2f}", f"{folio:.2f}", ", ".join(sizes)))
+    finally:
+        doc.close()
+        pytesseract.image_to_pdf_or_hocr = real
+    head = ("page", "floor CPU s", "Folio ocr_page CPU s", "Folio's reads")
+    print(text_table(head, rows, right={0, 1, 2}))
+
+
 def cpu() -> float:
     """CPU seconds of this process and of its waited-for children (Tesseract)."""
     own = time.process_time()
@@ -90,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("pdf", type=Path, nargs="?", default=SCAN)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (3)")
     ap.add_argument("--workers", type=int, default=1, help="OCR processes (0: reader's default)")
+    ap.add_argument("--per-page", action="store_true", help="each page's CPU seconds too")
     args = ap.parse_args(argv)
     why = ocr.unavailable()
     if why:
@@ -113,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             fc, fw = measure(lambda: bare(images))
             xc, xw = measure(lambda: extract_file(args.pdf))
             best = [min(b, v) for b, v in zip(best, (fc, fw, xc, xw), strict=True)]
+        if args.per_page:
+            per_page(args.pdf, images, pages, args.repeat)
     fc, fw, xc, xw = best
     n = len(pages)
     rows = [
