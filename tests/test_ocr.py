@@ -191,9 +191,12 @@ def test_the_row_height_guessed_from_the_ink_is_near_tesseracts(font: str, pt: f
     assert (guess > ocr.MAX_ROW_PX) == (want > ocr.MAX_ROW_PX) == (pt > 30), (guess, want)
 
 
-def test_blank_or_black_paper_has_no_row_height() -> None:
+def test_blank_or_black_paper_or_a_logo_alone_has_no_row_height() -> None:
     assert ink.row_px(Image.new("L", (1000, 1400), 255), 200.0) == 0.0
     assert ink.row_px(Image.new("L", (1000, 1400), 0), 200.0) == 0.0  # or black
+    logo = Image.new("L", (1000, 1400), 255)
+    logo.paste(0, (220, 1000, 380, 1160))  # a square of ink alone, in one strip: no guess
+    assert ink.ink_runs(logo, 200.0) == [160] and ink.row_px(logo, 200.0) == 0.0
     assert ink.otsu_threshold([0] * 30 + [50] + [0] * 199 + [900] + [0] * 25) in range(30, 230)
 
 

@@ -23,6 +23,9 @@ from PIL import Image
 ROW_PER_INK = 1.3  # Tesseract's row height over the median run of ink (see above)
 MIN_INK = 0.01  # a row of a strip is ink when this share of its pixels is dark
 MIN_RUN_IN = 1 / 50  # shorter runs (specks, rules, dots) are not lines of type
+# fewer runs are no guess: a logo alone on a page makes one (its guess cost a needless read),
+# a poster's two lines of type make 23
+MIN_RUNS = 6
 
 
 def otsu_threshold(histogram: list[int]) -> int:
@@ -75,10 +78,10 @@ def ink_runs(image: Image.Image, dpi: float) -> list[int]:
 
 def row_px(image: Image.Image, dpi: float) -> float:
     """The row height in pixels Tesseract would likely give the lines of ``image`` rendered
-    at ``dpi``: the median run of ink times ``ROW_PER_INK``; 0.0 on a page without ink or
-    mostly dark."""
+    at ``dpi``: the median run of ink times ``ROW_PER_INK``; 0.0 (no guess) on a page mostly
+    dark, or with fewer than ``MIN_RUNS`` runs of ink."""
     runs = sorted(ink_runs(image, dpi))
-    return runs[len(runs) // 2] * ROW_PER_INK if runs else 0.0
+    return runs[len(runs) // 2] * ROW_PER_INK if len(runs) >= MIN_RUNS else 0.0
 
 
-__all__ = ["ROW_PER_INK", "ink_runs", "otsu_threshold", "row_px"]
+__all__ = ["MIN_RUNS", "ROW_PER_INK", "ink_runs", "otsu_threshold", "row_px"]
