@@ -16,10 +16,11 @@ import fpdf
 import pypdfium2
 import pytesseract
 import pytest
+from PIL import Image
 
 from pipeline.errors import NoTextLayerError
 from pipeline.extract import extract_file
-from pipeline.extract.pdf import ocr
+from pipeline.extract.pdf import ink, ocr
 from pipeline.model import Document
 
 from .helpers import load_script
@@ -159,6 +160,103 @@ def test_the_render_resolution_is_the_scans_own_within_bounds(
     assert huge <= ocr.MAX_PIXELS * 1.001 and dpis[1] < 300  # 5900 x 5900 px at 300 dpi
     assert dpis[3] == dpis[4] == 200  # a 72 dpi image, upright and turned
     assert all(0 < d <= ocr.MAX_DPI for d in dpis)
+
+
+# --- large type: its height guessed from the ink, read once ------------------------------------
+
+
+def _hocr_row_px(image: Any, dpi: float) -> float:
+    """Tesseract's median row height (hOCR x_size) in pixels of ``image`` read as it is."""
+    hocr = pytesseract.image_to_pdf_or_hocr(
+        image, lang=ocr.LANG, extension="hocr", config=f"--dpi {round(dpi)}"
+    )
+    sizes = sorted(ln.size for ln in ocr.hocr_lines(hocr, ocr.Scale(dpi, image.height)))
+    return sizes[len(sizes) // 2] * dpi / 72.0
+
+
+@pytest.mark.parametrize(("font", "pt"), [("Helvetica", 10), ("Times", 24), ("Courier", 60)])
+def test_the_row_height_guessed_from_the_ink_is_near_tesseracts(font: str, pt: float) -> None:
+    """Within a third of Tesseract's own (an inch-wide strip of ink holds a descender or
+    not: 1.0-1.5 times the run), and on the same side of the limit for type well inside
+    (10, 24 pt at 200 dpi: 26, 62 px) or well over it (60 pt: about 150 px)."""
+    dpi, text = 200.0, KINDS[0][0] + " " + KINDS[1][0]
+    pdf = fpdf.FPDF(format=(297, 420))
+    pdf.set_font(font, size=pt)
+    pdf.add_page()
+    pdf.multi_cell(0, pt * 0.5, text)
+    image = pypdfium2.PdfDocument(bytes(pdf.output()))[0].render(scale=dpi / 72, grayscale=True)
+    image = image.to_pil()
+    want, guess = _hocr_row_px(image, dpi), ink.row_px(image, dpi)
+    assert abs(guess - want) <= want / 3, (guess, want)
+    assert (guess > ocr.MAX_ROW_PX) == (want > ocr.MAX_ROW_PX) == (pt > 30), (guess, want)
+
+
+def test_blank_or_black_paper_or_a_logo_alone_has_no_row_height() -> None:
+    assert ink.row_px(Image.new("L", (1000, 1400), 255), 200.0) == 0.0
+    assert ink.row_px(Image.new("L", (1000, 1400), 0), 200.0) == 0.0  # or black
+    logo = Image.new("L", (1000, 1400), 255)
+    logo.paste(0, (220, 1000, 380, 1160))  # a square of ink alone, in one strip: no guess
+    assert ink.ink_runs(logo, 200.0) == [160] and ink.row_px(logo, 200.0) == 0.0
+    assert ink.otsu_threshold([0] * 30 + [50] + [0] * 199 + [900] + [0] * 25) in range(30, 230)
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The size of each image Tesseract (the real one) is given from now on."""
+    sizes: list[tuple[int, int]] = []
+    real = pytesseract.image_to_pdf_or_hocr
+
+    def counted(image: Any, **kwargs: Any) -> Any:
+        sizes.append(image.size)
+        return real(image, **kwargs)
+
+    monkeypatch.setattr(pytesseract, "image_to_pdf_or_hocr", counted)
+    return sizes
+
+
+def test_large_type_is_read_once_shrunk(
+    mixed_scan: tuple[Path, Document], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = pypdfium2.PdfDocument(mixed_scan[0])
+    try:
+        page = doc[1]  # the poster: 40 pt type, rendered at 235 dpi, 131 px an em
+        rendered = round(page.get_size()[0] * ocr.page_dpi(page) / 72)
+        reads = _count_reads(monkeypatch)
+        lines = ocr.ocr_page(page)
+    finally:
+        doc.close()
+    assert len(reads) == 1 and reads[0][0] < rendered * 0.6, (reads, rendered)
+    assert check_ocr.word_accuracy(KINDS[1][0], " ".join(ln.text for ln in lines)) >= 0.9
+
+
+def test_a_figure_taller_than_the_type_does_not_lose_the_caption(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dark figure wider than its caption: the ink's median run is the figure's, the
+    guess says large type; the shrunk read finds no such type and the page is read again
+    as rendered, caption and all."""
+    caption = "Figure 1. Rainfall by month in the harbour town."
+    pdf = fpdf.FPDF(format=(148, 210))
+    pdf.add_page()
+    pdf.rect(8, 20, 132, 80, style="F")  # a third of the page: dark, not mostly
+    pdf.set_font("Helvetica", size=10)
+    pdf.set_xy(10, 110)
+    pdf.cell(text=caption)
+    image = pypdfium2.PdfDocument(bytes(pdf.output()))[0].render(scale=200 / 72, grayscale=True)
+    scan = fpdf.FPDF(format=(148, 210))
+    scan.add_page()
+    scan.image(image.to_pil(), x=0, y=0, w=148, h=210)
+    scan.output(str(tmp_path / "figure.pdf"))
+    doc = pypdfium2.PdfDocument(tmp_path / "figure.pdf")
+    try:
+        page = doc[0]
+        dpi = ocr.page_dpi(page)
+        assert ink.row_px(page.render(scale=dpi / 72, grayscale=True).to_pil(), dpi) > 100
+        reads = _count_reads(monkeypatch)
+        lines = ocr.ocr_page(page)
+    finally:
+        doc.close()
+    assert len(reads) == 2  # shrunk, then as rendered
+    assert check_ocr.word_accuracy(caption, " ".join(ln.text for ln in lines)) >= 0.9
 
 
 # --- scans made here ----------------------------------------------------------------------------

@@ -5,13 +5,22 @@ The floor is the ``tesseract`` program alone (``OMP_THREAD_LIMIT=1``, hOCR out, 
 as Folio passes it) on each page image Folio would hand it: the page rendered by PDFium in
 grey at ``ocr.page_dpi`` and saved beforehand, uncompressed (PGM: no decoding to pay).
 Folio is ``extract_file`` of the whole PDF in this process (the reader's OCR pool off:
-one page at a time, the per-page comparison), so it also pays opening the file, rendering,
-handing the image over, reading the hOCR and building the document. Interleaved (floor,
+one page at a time, the per-page comparison), so it also pays opening the file, rendering
+(decoding each page's scan: the bare run is handed it decoded), guessing the type's height
+from the ink, handing the image over, reading the hOCR and building the document. What each
+side reads: the floor every page image as rendered at ``page_dpi``, once, whatever its type
+size (as Tesseract alone would be given it); Folio makes its own choices (``ocr.ocr_page``:
+a page of type taller than 100 px is read shrunk to 50 px rows, a second read where its
+guess was wrong), so a page of large type costs Folio less Tesseract time than the floor:
+on the corpus scan, the poster page (4000 px square at 133 dpi; Folio reads it at 1619 px).
+Interleaved (floor,
 Folio, floor, ...), best of ``--repeat``, wall seconds and CPU seconds (this process and
 its children); the load average before and after. Goal (issue #42): Folio ≥ 90% of the
 floor's pages per second. ``--workers 0`` lets the reader use its default pool instead.
+``--per-page`` adds each page's CPU seconds: the floor's one read of its image, and Folio's
+``ocr.ocr_page`` (render, guess, its read or reads, with the image sizes it handed over).
 
-    python scripts/bench/bench_ocr.py [PDF] [--repeat 3] [--workers 1]
+    python scripts/bench/bench_ocr.py [PDF] [--repeat 3] [--workers 1] [--per-page]
 """
 
 from __future__ import annotations
@@ -24,7 +33,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installing
@@ -65,6 +76,37 @@ def bare(images: list[tuple[Path, float]]) -> None:
         subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 
+def per_page(pdf: Path, images: list[tuple[Path, float]], pages: list[int], repeat: int) -> None:
+    """Each page's CPU seconds, best of ``repeat``: the floor's read, Folio's ``ocr_page``."""
+    import pytesseract
+
+    sizes: list[str] = []
+    real = pytesseract.image_to_pdf_or_hocr
+
+    def noted(image: Any, **kwargs: Any) -> Any:  # the image sizes Folio hands over
+        sizes.append(f"{image.width}x{image.height}")
+        return real(image, **kwargs)
+
+    pytesseract.image_to_pdf_or_hocr = noted
+    doc = open_document(pdf)
+    rows = []
+    try:
+        for i, image in zip(pages, images, strict=True):
+            page = doc[i]
+            floor = folio = float("inf")
+            for _ in range(repeat):
+                sizes.clear()
+                floor = min(floor, measure(partial(bare, [image]))[0])
+                folio = min(folio, measure(partial(ocr.ocr_page, page))[0])
+            page.close()
+            rows.append((str(i + 1), f"{floor:.2f}", f"{folio:.2f}", ", ".join(sizes)))
+    finally:
+        doc.close()
+        pytesseract.image_to_pdf_or_hocr = real
+    head = ("page", "floor CPU s", "Folio ocr_page CPU s", "Folio's reads")
+    print(text_table(head, rows, right={0, 1, 2}))
+
+
 def cpu() -> float:
     """CPU seconds of this process and of its waited-for children (Tesseract)."""
     own = time.process_time()
@@ -83,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("pdf", type=Path, nargs="?", default=SCAN)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (3)")
     ap.add_argument("--workers", type=int, default=1, help="OCR processes (0: reader's default)")
+    ap.add_argument("--per-page", action="store_true", help="each page's CPU seconds too")
     args = ap.parse_args(argv)
     why = ocr.unavailable()
     if why:
@@ -106,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             fc, fw = measure(lambda: bare(images))
             xc, xw = measure(lambda: extract_file(args.pdf))
             best = [min(b, v) for b, v in zip(best, (fc, fw, xc, xw), strict=True)]
+        if args.per_page:
+            per_page(args.pdf, images, pages, args.repeat)
     fc, fw, xc, xw = best
     n = len(pages)
     rows = [

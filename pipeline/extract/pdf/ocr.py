@@ -23,9 +23,12 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .layout import Line, clean_text
+
+if TYPE_CHECKING:  # Pillow comes with the ocr extra (pytesseract needs it)
+    from PIL import Image
 
 log = logging.getLogger("folio.extract")
 
@@ -34,7 +37,7 @@ MIN_CHARS = 5  # a page with fewer characters in its text layer has no text laye
 MIN_DPI, MAX_DPI = 200.0, 400.0  # below 200 Tesseract misreads small type; above 400 gains nothing
 MAX_PIXELS = 16_000_000  # A4 at 400 dpi; a larger page (a poster) is rendered at a lower dpi
 # Tesseract misreads very large type (a 66-point line at 133 dpi, 120 px high: "9000" came
-# back "QOQO"): a page whose lines are mostly taller than this is read again smaller
+# back "QOQO"): a page whose lines are mostly taller than MAX_ROW_PX is read shrunk
 MAX_ROW_PX, TARGET_ROW_PX = 100.0, 50.0
 PROGRESS_EVERY_S = 10.0  # a long scan says how far it is at most this often
 INSTALL_HINT = (
@@ -98,21 +101,38 @@ def page_dpi(page: Any) -> float:
 
 
 def ocr_page(page: Any) -> list[Line]:
-    """The lines Tesseract reads on a ``pypdfium2.PdfPage``, in its reading order."""
+    """The lines Tesseract reads on a ``pypdfium2.PdfPage``, in its reading order.
+
+    Large type is read shrunk to ``TARGET_ROW_PX``, once: its height is guessed from the
+    rendered image's ink (``ink.row_px``) before the read. The read checks the guess: lines
+    far smaller than aimed at (the ink was a figure's, not type's) are read again as
+    rendered, lines still taller than ``MAX_ROW_PX`` again smaller."""
+    from . import ink  # Pillow: with the ocr extra
+
     dpi = page_dpi(page)
-    lines = _read(page, dpi)
-    sizes = sorted(ln.size for ln in lines)
-    row_px = sizes[len(sizes) // 2] * dpi / 72.0 if sizes else 0.0
-    if row_px > MAX_ROW_PX:
-        lines = _read(page, dpi * TARGET_ROW_PX / row_px)
+    # grey is all Tesseract reads (it binarises); a third of the memory of RGB
+    image = page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+    height = page.get_size()[1]
+    guess = ink.row_px(image, dpi)
+    scale = TARGET_ROW_PX / guess if guess > MAX_ROW_PX else 1.0
+    lines, row = _read(image, dpi, scale, height)
+    if scale < 1.0 and row < TARGET_ROW_PX / 2:
+        scale = 1.0
+        lines, row = _read(image, dpi, scale, height)
+    if row > MAX_ROW_PX:
+        lines, _ = _read(image, dpi, scale * TARGET_ROW_PX / row, height)
     return lines
 
 
-def _read(page: Any, dpi: float) -> list[Line]:
+def _read(image: Image.Image, dpi: float, scale: float, height: float) -> tuple[list[Line], float]:
+    """The lines of ``image`` (rendered at ``dpi``, ``height`` points high) read at
+    ``scale`` times its size, and their median row height in pixels (0.0 without lines)."""
     import pytesseract
+    from PIL import Image
 
-    # grey is all Tesseract reads (it binarises); a third of the memory of RGB
-    image = page.render(scale=dpi / 72.0, grayscale=True).to_pil()
+    if scale < 1.0:  # shrunk here: rendering the page again decodes its image again
+        size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+        image, dpi = image.resize(size, Image.Resampling.BOX), dpi * scale
     # handed over uncompressed (pytesseract saves the image to a file for the program):
     # a PNG cost a tenth of a Tesseract page to write and as much again to read back
     image.format = "PPM"  # a grey image is written as PGM
@@ -122,7 +142,9 @@ def _read(page: Any, dpi: float) -> list[Line]:
     hocr = pytesseract.image_to_pdf_or_hocr(
         image, lang=LANG, extension="hocr", config=f"--dpi {round(dpi)}"
     )
-    return hocr_lines(hocr, Scale(dpi, page.get_size()[1]))
+    lines = hocr_lines(hocr, Scale(dpi, height))
+    sizes = sorted(ln.size for ln in lines)
+    return lines, sizes[len(sizes) // 2] * dpi / 72.0 if sizes else 0.0
 
 
 def hocr_lines(hocr: bytes, scale: Scale) -> list[Line]:
