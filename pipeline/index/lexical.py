@@ -241,11 +241,13 @@ class LexicalIndex:
         depth = 4 * k + 16 if LEAD_ONCE and lead else k + 16
         try:
             found = self._searcher.search(_Q.boolean_query(clauses), depth, count=False)
-            rows = [(score, self._searcher.doc(addr).to_dict()) for score, addr in found.hits]
-            out = [_match(d, float(score)) for score, d in rows]
+            out = [_match(self._searcher.doc(a).to_dict(), float(s)) for s, a in found.hits]
             if LEAD_ONCE and lead and out:
+                # Rows are named by their address in the searcher, not loaded again.
+                where = {_at(a): m.id for (_, a), m in zip(found.hits, out, strict=True)}
                 ids = [m.id for m in out]
-                scores, captioned = self._lead_scores(ids, lead), self._captioned(ids, lead_terms)
+                scores = {where[a]: s for a, s in self._lead_scores(ids, lead).items()}
+                captioned = frozenset(where[a] for a in self._captioned(ids, lead_terms))
                 out = _lead_once(out, scores, captioned)
         except ValueError as exc:
             raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
@@ -253,8 +255,8 @@ class LexicalIndex:
         out.sort(key=lambda m: (-m.score, m.doc_id, m.order))
         return out[:k]
 
-    def _lead_scores(self, ids: Sequence[str], lead: Sequence[Any]) -> dict[str, float]:
-        """The weighted BM25 of the lead alone, for the snippets ``ids``."""
+    def _lead_scores(self, ids: Sequence[str], lead: Sequence[Any]) -> dict[tuple[int, int], float]:
+        """The weighted BM25 of the lead alone, for the snippets ``ids`` (by address)."""
         query = _Q.boolean_query(
             [
                 (
@@ -265,12 +267,11 @@ class LexicalIndex:
             ]
         )
         found = self._searcher.search(query, len(ids), count=False)
-        return {
-            self._searcher.doc(addr).to_dict()["id"][0]: float(score) for score, addr in found.hits
-        }
+        return {_at(addr): float(score) for score, addr in found.hits}
 
-    def _captioned(self, ids: Sequence[str], lead_terms: Sequence[str]) -> frozenset[str]:
-        """Those of the snippets ``ids`` whose table caption holds one of ``lead_terms``."""
+    def _captioned(self, ids: Sequence[str], lead_terms: Sequence[str]) -> list[tuple[int, int]]:
+        """Those of the snippets ``ids`` whose table caption holds one of ``lead_terms``
+        (by address)."""
         query = _Q.boolean_query(
             [
                 (tantivy.Occur.Must, _Q.term_set_query(SCHEMA, "id", ids)),
@@ -278,7 +279,7 @@ class LexicalIndex:
             ]
         )
         found = self._searcher.search(query, len(ids), count=False)
-        return frozenset(self._searcher.doc(addr).to_dict()["id"][0] for _, addr in found.hits)
+        return [_at(addr) for _, addr in found.hits]
 
     def elsewhere(self, term: str, doc_ids: Sequence[str]) -> tuple[int, int]:
         """How many snippets outside ``doc_ids`` hold ``term`` in their text, and how
@@ -318,6 +319,11 @@ def _lead_once(
         seen.add(key)
         out.append(m)
     return out
+
+
+def _at(address: Any) -> tuple[int, int]:
+    """A row's address in a searcher, as a key."""
+    return int(address.segment_ord), int(address.doc)
 
 
 def _match(row: Mapping[str, list[Any]], score: float) -> Match:
