@@ -60,6 +60,8 @@ SNIPPET_FIELDS = (
     "id,doc_id,parent_id,chunk_index,retrieval_text,content_hints,contains_table,"
     "page_start,page_end"
 )
+# What a snippet's row needs of it besides its text, when its terms are made already.
+SNIPPET_FIELDS_BUT_TEXT = SNIPPET_FIELDS.replace("retrieval_text,", "")
 
 
 class DamagedIndex(FolioError):
@@ -355,11 +357,18 @@ class LexicalWriter:
         with _writes(self.path):
             self._writer.delete_documents_by_term("doc_id", doc_id)
 
-    def add(self, doc: DocInfo, snippets: Sequence[Mapping[str, Any]]) -> None:
+    def add(
+        self,
+        doc: DocInfo,
+        snippets: Sequence[Mapping[str, Any]],
+        terms: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None:
         """A document's snippets (stored chunk records, ``SNIPPET_FIELDS``), the first
-        one carrying its catalog entry."""
+        one carrying its catalog entry; ``terms``: the (body, lead) terms of snippets by
+        id, made already (``snippet_terms``; a snippet not in it gets its own)."""
+        terms = terms or {}
         for n, snippet in enumerate(snippets):
-            row = _snippet_row(snippet, doc)
+            row = _snippet_row(snippet, doc, terms.get(str(snippet["id"])))
             if n == 0:
                 row.add_text("head", "1")
                 row.add_bytes("info", json.dumps(asdict(doc)).encode())
@@ -383,22 +392,41 @@ class LexicalWriter:
             self._writer.wait_merging_threads()
 
 
-def _snippet_row(snippet: Mapping[str, Any], doc: DocInfo) -> Any:
+def _snippet_row(
+    snippet: Mapping[str, Any], doc: DocInfo, terms: tuple[str, str] | None = None
+) -> Any:
+    """A snippet's row; ``terms`` (body, lead), when a worker made them already from
+    the same text and title (``snippet_terms``), instead of making them here."""
     row = tantivy.Document()
     row.add_text("id", str(snippet["id"]))
     row.add_text("doc_id", str(snippet["doc_id"]))
     row.add_bytes("parent", str(snippet.get("parent_id") or "").encode())
     row.add_text("format", doc.format)
     row.add_unsigned("order", int(snippet.get("chunk_index") or 0))
-    text = str(snippet.get("retrieval_text") or "")
-    drop = {"DOC"} if TITLE_TERMS < 1 else set()
-    drop |= set() if CONCEPT_TERMS else {"CONCEPTS"}
-    body = prefix_without(text, drop, "" if TITLE_TERMS >= 1 else doc.title)
-    row.add_text("body", " ".join(words(body)))
-    row.add_text("lead", " ".join(words(prefix_lead(text, "" if TITLE_TERMS >= 2 else doc.title))))
+    body, lead = terms or snippet_terms(str(snippet.get("retrieval_text") or ""), doc.title)
+    row.add_text("body", body)
+    row.add_text("lead", lead)
     for hint in snippet.get("content_hints") or ():
         row.add_text("hints", str(hint))
     row.add_boolean("table", bool(snippet.get("contains_table")))
     row.add_integer("page_start", int(snippet.get("page_start", -1)))
     row.add_integer("page_end", int(snippet.get("page_end", -1)))
     return row
+
+
+def terms_settings() -> tuple[int, bool]:
+    """What a snippet's terms follow from besides its text and title: terms made under
+    other settings (a test or an evaluation sets them) are not used."""
+    return (TITLE_TERMS, CONCEPT_TERMS)
+
+
+def snippet_terms(retrieval_text: str, title: str) -> tuple[str, str]:
+    """A snippet's body and lead terms as its row holds them (``words``, space-joined),
+    from its stored retrieval text and its document's stored title. The one computation
+    of them: the sync's, and an ingest worker's (``ingest.terms``), which do the
+    stemming in parallel, beside chunking, instead of after the run."""
+    drop = {"DOC"} if TITLE_TERMS < 1 else set()
+    drop |= set() if CONCEPT_TERMS else {"CONCEPTS"}
+    body = prefix_without(retrieval_text, drop, "" if TITLE_TERMS >= 1 else title)
+    lead = prefix_lead(retrieval_text, "" if TITLE_TERMS >= 2 else title)
+    return " ".join(words(body)), " ".join(words(lead))

@@ -45,6 +45,7 @@ from . import generation
 from .lexical import (
     FORMAT,
     SNIPPET_FIELDS,
+    SNIPPET_FIELDS_BUT_TEXT,
     DamagedIndex,
     DocInfo,
     LexicalIndex,
@@ -56,6 +57,7 @@ from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .server import healthy_at
 from .store import Store, quote
+from .terms import Carried, Terms
 
 log = logging.getLogger("folio.lexical")
 _BATCH_DOCS = 40  # documents per export request (the filter travels in the URL)
@@ -151,9 +153,15 @@ class Known:
     changed: Mapping[str, Change] = field(default_factory=dict)
 
 
-def refresh(store: Store, finished: bool = True, known: Known | None = None) -> str | None:
+def refresh(
+    store: Store,
+    finished: bool = True,
+    known: Known | None = None,
+    carried: Carried | None = None,
+) -> str | None:
     """A writer's last step: raise the store's generation and bring the index up to date
-    (the library lock is held); a long ingest's step on the way is not ``finished``.
+    (the library lock is held); a long ingest's step on the way is not ``finished``;
+    ``carried``: the terms its workers made of the documents it wrote.
     Returns the state the index was brought to, None when it was not. The writes are in
     Typesense already, so a failure here is logged, never raised: the next reader
     catches up."""
@@ -162,7 +170,7 @@ def refresh(store: Store, finished: bool = True, known: Known | None = None) -> 
             return None
         with _index_lock(store, wait=None):
             state = generation.advance(store, finished)
-            sync(store, state, known)
+            sync(store, state, known, carried)
         return state
     except (OSError, ImportError, FolioError) as exc:
         log.warning("lexical index not brought up to date (the next query does it): %s", exc)
@@ -184,10 +192,12 @@ def _index_lock(store: Store, wait: float | None) -> Iterator[None]:
         yield
 
 
-def sync(store: Store, wanted: str, known: Known | None = None) -> None:
+def sync(
+    store: Store, wanted: str, known: Known | None = None, carried: Carried | None = None
+) -> None:
     """Make the index hold the store's complete documents (as ``known`` says, else read
-    from the store; the caller holds the index lock). A damaged or missing index is
-    built again in a new folder."""
+    from the store; the caller holds the index lock), with the terms ``carried`` for
+    those it has. A damaged or missing index is built again in a new folder."""
     path = location(store)
     node = _one_node(store)  # records and snippets from one node, so they agree
     try:
@@ -204,15 +214,17 @@ def sync(store: Store, wanted: str, known: Known | None = None) -> None:
         log.warning("lexical index set aside and rebuilt: %s", exc)
         writer = None
     if writer is None:
-        _rebuild_into(node, path, wanted)
+        _rebuild_into(node, path, wanted, carried=carried)
         return
     try:
-        _apply(node, writer, *changes, wanted)
+        _apply(node, writer, *changes, wanted, carried)
     finally:
         writer.close()
 
 
-def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -> None:
+def _rebuild_into(
+    store: Store, path: Path, wanted: str, damaged: bool = True, carried: Carried | None = None
+) -> None:
     """Build the index in a new folder, then rename it into place: readers see the old
     index or the new one, never half of one."""
     node = _one_node(store)
@@ -224,7 +236,7 @@ def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -
     try:
         writer = LexicalWriter(tmp, create=True)
         try:
-            _apply(node, writer, *_differences((), complete_documents(node)), wanted)
+            _apply(node, writer, *_differences((), complete_documents(node)), wanted, carried)
         finally:
             writer.close()
     except BaseException:
@@ -282,13 +294,18 @@ def _changes(changed: Mapping[str, Change]) -> tuple[list[str], list[DocInfo]]:
 
 
 def _apply(
-    store: Store, writer: LexicalWriter, gone: list[str], new: list[DocInfo], wanted: str
+    store: Store,
+    writer: LexicalWriter,
+    gone: list[str],
+    new: list[DocInfo],
+    wanted: str,
+    carried: Carried | None = None,
 ) -> None:
     """Remove ``gone``, add ``new`` (their snippets read from ``store``, one node), commit
     as of ``wanted``."""
     for doc_id in gone:
         writer.remove(doc_id)
-    short = _add(store, writer, new)
+    short = _add(store, writer, new, carried)
     # While a writer is (or was killed) at work, the token cannot say what the store
     # holds: the index records none, so the next reader compares again.
     reflects = wanted if generation.settled(wanted) else ""
@@ -310,20 +327,44 @@ def _same(a: DocInfo | None, b: DocInfo | None) -> bool:
     return a is b or (a is not None and b is not None and a.key() == b.key())
 
 
-def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[str]:
+def _add(
+    store: Store, writer: LexicalWriter, docs: Sequence[DocInfo], carried: Carried | None
+) -> list[str]:
     """Read the documents' snippets back and add each document whose count is right;
     returns the doc_ids left out."""
     short: list[str] = []
     for start in range(0, len(docs), _BATCH_DOCS):
         batch = docs[start : start + _BATCH_DOCS]
-        rows = _snippets(store, [d.doc_id for d in batch])
+        made, rows = _read_back(store, batch, carried)
         for doc in batch:
             got = rows.get(doc.doc_id, [])
             if len(got) == doc.snippets:
-                writer.add(doc, sorted(got, key=lambda r: int(r.get("chunk_index") or 0)))
+                order = sorted(got, key=lambda r: int(r.get("chunk_index") or 0))
+                writer.add(doc, order, made.get(doc.doc_id))
             else:
                 short.append(doc.doc_id)
     return short
+
+
+def _read_back(
+    store: Store, batch: Sequence[DocInfo], carried: Carried | None
+) -> tuple[dict[str, Mapping[str, Terms]], dict[str, list[dict[str, Any]]]]:
+    """The batch's terms carried (by doc_id) and its stored snippets: without their
+    text for the documents whose terms were carried (the text is most of the bytes),
+    with it for the others, and for one whose stored snippets are not those the terms
+    name."""
+    made: dict[str, Mapping[str, Terms]] = {}
+    for doc in batch:
+        terms = carried.take(doc) if carried is not None else None
+        if terms is not None:
+            made[doc.doc_id] = terms
+    others = [d.doc_id for d in batch if d.doc_id not in made]
+    rows = _snippets(store, others) if others else {}
+    rows |= _snippets(store, list(made), SNIPPET_FIELDS_BUT_TEXT) if made else {}
+    stray = [i for i, t in made.items() if {str(r["id"]) for r in rows.get(i, [])} != set(t)]
+    for doc_id in stray:
+        del made[doc_id]
+    return made, rows | (_snippets(store, stray) if stray else {})
 
 
 def _one_node(store: Store) -> Store:
@@ -337,30 +378,32 @@ def _one_node(store: Store) -> Store:
     return Store(store.settings, nodes=(node,), api_key=store.api_key)
 
 
-def _snippets(store: Store, doc_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-    """The stored snippets of ``doc_ids``, by document."""
+def _snippets(
+    store: Store, doc_ids: Sequence[str], include: str = SNIPPET_FIELDS
+) -> dict[str, list[dict[str, Any]]]:
+    """The stored snippets of ``doc_ids``, by document (the fields ``include`` names)."""
     found: dict[str, dict[str, dict[str, Any]]] = {i: {} for i in doc_ids}
     ids = ",".join(quote(i) for i in doc_ids)
     try:
         rows: Sequence[Mapping[str, Any]] = store.export(
-            CHUNKS, f"tier:=snippet && doc_id:[{ids}]", include=SNIPPET_FIELDS
+            CHUNKS, f"tier:=snippet && doc_id:[{ids}]", include=include
         )
     except StoreError as exc:
         if "401" not in str(exc):
             raise
-        rows = [r for i in doc_ids for r in _search_pages(store, i)]  # a search-only key
+        rows = [r for i in doc_ids for r in _search_pages(store, i, include)]  # search-only key
     for row in rows:
         found.setdefault(str(row["doc_id"]), {})[str(row["id"])] = dict(row)
     return {i: list(r.values()) for i, r in found.items()}
 
 
-def _search_pages(store: Store, doc_id: str) -> Iterator[dict[str, Any]]:
+def _search_pages(store: Store, doc_id: str, include: str) -> Iterator[dict[str, Any]]:
     """One document's snippets through search (what a search-only key may do), in chunk
     order (a unique sort within one document, so pages neither skip nor repeat)."""
     params = {
         "q": "*",
         "filter_by": f"tier:=snippet && doc_id:={quote(doc_id)}",
-        "include_fields": SNIPPET_FIELDS,
+        "include_fields": include,
         "sort_by": "chunk_index:asc",
         "per_page": _PAGE,
     }

@@ -1,0 +1,128 @@
+"""The lexical terms an ingest worker makes (``index.terms``) are exactly those the
+lexical index's sync made from the stored rows before, and the index an ingest builds
+with them is the one ``folio reindex`` builds from the store."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline import make_config
+from pipeline.chunk.concepts import prefix_lead
+from pipeline.index import lexical, side_index, terms
+from pipeline.index.filters import Filters
+from pipeline.index.lexical import DocInfo
+from pipeline.index.store import Store
+from pipeline.index.words import query_words, words
+from pipeline.ingest import IngestOptions, ingest
+from pipeline.ingest.catalog import Found
+from pipeline.ingest.files import file_sha256
+from pipeline.ingest.plan import config_fingerprint
+from pipeline.ingest.process import Job, process_file
+
+CONFIG = make_config()
+FIXTURES = Path(__file__).parent / "fixtures"
+DOCUMENTS = [
+    FIXTURES / "extract" / "kaobook-minimal-report.pdf",
+    FIXTURES / "extract" / "biblatex-symbol-pages.pdf",
+    FIXTURES / "extract" / "childrens-literature.epub",
+    FIXTURES / "golden" / "rust-ownership.md",
+]
+
+
+def library(at: Path) -> Path:
+    """The real documents, and a markdown file without a heading whose name is not
+    UTF-8: its title (from the name) is stored escaped, as the terms must take it."""
+    at.mkdir()
+    for doc in DOCUMENTS:
+        shutil.copy(doc, at / doc.name)
+    body = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
+    plain = "\n".join(line for line in body.splitlines() if not line.startswith("#"))
+    (at / b"caf\xe9 ownership notes.md".decode("utf-8", "surrogateescape")).write_text(plain)
+    return at
+
+
+def made_before(snippet: dict[str, Any], title: str) -> tuple[str, str]:
+    """The sync's terms as they were made before workers made them (the settings in
+    force: the title in the body only, concepts kept), from the stored row."""
+    assert (lexical.TITLE_TERMS, lexical.CONCEPT_TERMS) == (1, True)
+    text = str(snippet["retrieval_text"])
+    return " ".join(words(text)), " ".join(words(prefix_lead(text, title)))
+
+
+def test_the_terms_a_worker_makes_are_those_the_sync_made(tmp_path: Path) -> None:
+    job = Job(CONFIG, config_fingerprint(CONFIG))
+    checked = 0
+    for path in sorted(library(tmp_path / "lib").iterdir()):
+        work = Found(str(path), file_sha256(path), path.stat().st_size)
+        result = process_file(work, job)
+        assert result.failure is None and result.record is not None and result.terms
+        stored = [c.to_store() for c in result.chunks if c.chunk.tier == "snippet"]
+        doc = DocInfo.of(result.record.to_store())  # the catalog entry, as stored
+        assert result.terms.fit(doc)
+        carried = result.terms.by_id()
+        assert list(carried) == [s["id"] for s in stored]
+        for snippet in stored:
+            assert carried[snippet["id"]] == made_before(snippet, doc.title)
+            row = lexical._snippet_row(snippet, doc).to_dict()
+            assert carried[snippet["id"]] == (row["body"][0], row["lead"][0])
+        checked += len(stored)
+    assert checked > 100
+
+
+def test_terms_are_taken_only_for_the_entry_they_were_made_for() -> None:
+    made = terms.made("d1", "cfg", "Title", [("s1", "[DOC: Title]\n\nOwnership moves.")])
+    doc = DocInfo("d1", "Title", "a.md", "markdown", 1, "cfg")
+    carried = terms.Carried()
+    carried.keep(made)
+    for other in (
+        DocInfo("d1", "Other title", "a.md", "markdown", 1, "cfg"),  # a copy's record
+        DocInfo("d1", "Title", "a.md", "markdown", 2, "cfg"),
+        DocInfo("d1", "Title", "a.md", "markdown", 1, "other settings"),
+    ):
+        assert carried.take(other) is None
+    assert len(carried) == 1  # kept for the entry it fits
+    assert carried.take(doc) == {"s1": ("doc titl ownership move", "")}
+    assert len(carried) == 0
+
+
+def test_the_index_an_ingest_builds_is_the_one_reindex_builds(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sync takes the terms the worker made and the index searches as the one
+    made from the store alone."""
+    made: list[str] = []  # texts whose terms this process made
+    real = lexical.snippet_terms
+
+    def counted(text: str, title: str) -> tuple[str, str]:
+        made.append(text)
+        return real(text, title)
+
+    monkeypatch.setattr(lexical, "snippet_terms", counted)
+    # The worker is a process of its own (a time limit is set): what it makes is not
+    # counted here.
+    options = IngestOptions(workers=1)
+    assert options.limits.file_timeout is not None
+    report = ingest([str(library(tmp_path / "lib"))], CONFIG, store, options)
+    assert not report.failed and report.snippets > 100
+    assert made == []  # the sync made none: it took the worker's
+    queries = ["ownership borrow", "symbol page", "rabbit", "chapter table", "caf"]
+
+    def ranked() -> list[list[tuple[str, float]]]:
+        index = side_index.current(store)
+        assert index is not None and len(index) == report.snippets
+        out = []
+        for q in queries:
+            t = query_words(q)
+            for body in (t, ["zzzq"]):  # body and lead, then the lead alone
+                out.append([(m.id, m.score) for m in index.search(body, t, {}, Filters(), 30)])
+        return out
+
+    before = ranked()
+    assert sum(map(len, before)) > 100
+    side_index.rebuild(store)
+    assert len(made) == report.snippets  # reindex made its own
+    assert ranked() == before
