@@ -1,10 +1,11 @@
-"""The lexical terms an ingest worker makes (``index.terms``) are exactly those the
-lexical index's sync made from the stored rows before, and the index an ingest builds
-with them is the one ``folio reindex`` builds from the store."""
+"""The lexical rows an ingest worker makes (``index.terms``) are exactly those the
+lexical index's sync made from the stored snippets before, and the index an ingest
+builds with them is the one ``folio reindex`` builds from the store."""
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ def made_before(snippet: dict[str, Any], title: str) -> tuple[str, str]:
     return " ".join(words(text)), " ".join(words(prefix_lead(text, title)))
 
 
-def test_the_terms_a_worker_makes_are_those_the_sync_made(tmp_path: Path) -> None:
+def test_the_rows_a_worker_makes_are_those_the_sync_made(tmp_path: Path) -> None:
     job = Job(CONFIG, config_fingerprint(CONFIG))
     checked = 0
     for path in sorted(library(tmp_path / "lib").iterdir()):
@@ -63,36 +64,40 @@ def test_the_terms_a_worker_makes_are_those_the_sync_made(tmp_path: Path) -> Non
         stored = [c.to_store() for c in result.chunks if c.chunk.tier == "snippet"]
         doc = DocInfo.of(result.record.to_store())  # the catalog entry, as stored
         assert result.terms.fit(doc)
-        carried = result.terms.by_id()
-        assert list(carried) == [s["id"] for s in stored]
-        for snippet in stored:
-            assert carried[snippet["id"]] == made_before(snippet, doc.title)
-            row = lexical._snippet_row(snippet, doc).to_dict()
-            assert carried[snippet["id"]] == (row["body"][0], row["lead"][0])
+        rows = result.terms.rows
+        assert [r.id for r in rows] == [s["id"] for s in stored]
+        for row, snippet in zip(rows, stored, strict=True):
+            assert (row.body, row.lead) == made_before(snippet, doc.title)
+            assert row == lexical.SnippetRow.of(snippet, doc.title)  # from the stored row
+            made_row, read_row = lexical._row(row, doc.format), lexical._snippet_row(snippet, doc)
+            assert made_row.to_dict() == read_row.to_dict()
         checked += len(stored)
     assert checked > 100
 
 
-def test_terms_are_taken_only_for_the_entry_they_were_made_for() -> None:
-    made = terms.made("d1", "cfg", "Title", [("s1", "[DOC: Title]\n\nOwnership moves.")])
-    doc = DocInfo("d1", "Title", "a.md", "markdown", 1, "cfg")
+def test_rows_are_taken_only_for_the_entry_they_were_made_for(tmp_path: Path) -> None:
+    job = Job(CONFIG, config_fingerprint(CONFIG))
+    path = library(tmp_path / "lib") / "rust-ownership.md"
+    result = process_file(Found(str(path), file_sha256(path), path.stat().st_size), job)
+    assert result.record is not None and result.terms is not None
+    doc = DocInfo.of(result.record.to_store())
     carried = terms.Carried()
-    carried.keep(made)
+    carried.keep(result.terms)
     for other in (
-        DocInfo("d1", "Other title", "a.md", "markdown", 1, "cfg"),  # a copy's record
-        DocInfo("d1", "Title", "a.md", "markdown", 2, "cfg"),
-        DocInfo("d1", "Title", "a.md", "markdown", 1, "other settings"),
+        replace(doc, title="Another title"),  # a copy's record
+        replace(doc, snippets=doc.snippets + 1),
+        replace(doc, config="other settings"),  # an earlier run's record
     ):
         assert carried.take(other) is None
     assert len(carried) == 1  # kept for the entry it fits
-    assert carried.take(doc) == {"s1": ("doc titl ownership move", "")}
+    assert carried.take(doc) == result.terms.rows
     assert len(carried) == 0
 
 
 def test_the_index_an_ingest_builds_is_the_one_reindex_builds(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The sync takes the terms the worker made and the index searches as the one
+    """The sync takes the rows the worker made and the index searches as the one
     made from the store alone."""
     made: list[str] = []  # texts whose terms this process made
     real = lexical.snippet_terms

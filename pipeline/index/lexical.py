@@ -60,8 +60,6 @@ SNIPPET_FIELDS = (
     "id,doc_id,parent_id,chunk_index,retrieval_text,content_hints,contains_table,"
     "page_start,page_end"
 )
-# What a snippet's row needs of it besides its text, when its terms are made already.
-SNIPPET_FIELDS_BUT_TEXT = SNIPPET_FIELDS.replace("retrieval_text,", "")
 
 
 class DamagedIndex(FolioError):
@@ -357,18 +355,15 @@ class LexicalWriter:
         with _writes(self.path):
             self._writer.delete_documents_by_term("doc_id", doc_id)
 
-    def add(
-        self,
-        doc: DocInfo,
-        snippets: Sequence[Mapping[str, Any]],
-        terms: Mapping[str, tuple[str, str]] | None = None,
-    ) -> None:
+    def add(self, doc: DocInfo, snippets: Sequence[Mapping[str, Any]]) -> None:
         """A document's snippets (stored chunk records, ``SNIPPET_FIELDS``), the first
-        one carrying its catalog entry; ``terms``: the (body, lead) terms of snippets by
-        id, made already (``snippet_terms``; a snippet not in it gets its own)."""
-        terms = terms or {}
-        for n, snippet in enumerate(snippets):
-            row = _snippet_row(snippet, doc, terms.get(str(snippet["id"])))
+        one carrying its catalog entry."""
+        self.add_rows(doc, [SnippetRow.of(s, doc.title) for s in snippets])
+
+    def add_rows(self, doc: DocInfo, rows: Sequence[SnippetRow]) -> None:
+        """``add`` with the rows made already (by an ingest worker: ``index.terms``)."""
+        for n, snippet in enumerate(rows):
+            row = _row(snippet, doc.format)
             if n == 0:
                 row.add_text("head", "1")
                 row.add_bytes("info", json.dumps(asdict(doc)).encode())
@@ -392,25 +387,58 @@ class LexicalWriter:
             self._writer.wait_merging_threads()
 
 
-def _snippet_row(
-    snippet: Mapping[str, Any], doc: DocInfo, terms: tuple[str, str] | None = None
-) -> Any:
-    """A snippet's row; ``terms`` (body, lead), when a worker made them already from
-    the same text and title (``snippet_terms``), instead of making them here."""
+@dataclass(frozen=True, slots=True)
+class SnippetRow:
+    """A snippet as its row holds it: what filters and the ranking read, and its terms
+    (``snippet_terms``, space-joined)."""
+
+    id: str
+    doc_id: str
+    parent: str  # "" for none
+    order: int  # chunk_index
+    hints: tuple[str, ...]
+    table: bool
+    page_start: int  # -1 for none
+    page_end: int
+    body: str
+    lead: str
+
+    @classmethod
+    def of(cls, snippet: Mapping[str, Any], title: str) -> SnippetRow:
+        """The row of a stored snippet (``SNIPPET_FIELDS``) of a document titled so."""
+        body, lead = snippet_terms(str(snippet.get("retrieval_text") or ""), title)
+        return cls(
+            str(snippet["id"]),
+            str(snippet["doc_id"]),
+            str(snippet.get("parent_id") or ""),
+            int(snippet.get("chunk_index") or 0),
+            tuple(str(h) for h in snippet.get("content_hints") or ()),
+            bool(snippet.get("contains_table")),
+            int(snippet.get("page_start", -1)),
+            int(snippet.get("page_end", -1)),
+            body,
+            lead,
+        )
+
+
+def _snippet_row(snippet: Mapping[str, Any], doc: DocInfo) -> Any:
+    return _row(SnippetRow.of(snippet, doc.title), doc.format)
+
+
+def _row(snippet: SnippetRow, fmt: str) -> Any:
     row = tantivy.Document()
-    row.add_text("id", str(snippet["id"]))
-    row.add_text("doc_id", str(snippet["doc_id"]))
-    row.add_bytes("parent", str(snippet.get("parent_id") or "").encode())
-    row.add_text("format", doc.format)
-    row.add_unsigned("order", int(snippet.get("chunk_index") or 0))
-    body, lead = terms or snippet_terms(str(snippet.get("retrieval_text") or ""), doc.title)
-    row.add_text("body", body)
-    row.add_text("lead", lead)
-    for hint in snippet.get("content_hints") or ():
-        row.add_text("hints", str(hint))
-    row.add_boolean("table", bool(snippet.get("contains_table")))
-    row.add_integer("page_start", int(snippet.get("page_start", -1)))
-    row.add_integer("page_end", int(snippet.get("page_end", -1)))
+    row.add_text("id", snippet.id)
+    row.add_text("doc_id", snippet.doc_id)
+    row.add_bytes("parent", snippet.parent.encode())
+    row.add_text("format", fmt)
+    row.add_unsigned("order", snippet.order)
+    row.add_text("body", snippet.body)
+    row.add_text("lead", snippet.lead)
+    for hint in snippet.hints:
+        row.add_text("hints", hint)
+    row.add_boolean("table", snippet.table)
+    row.add_integer("page_start", snippet.page_start)
+    row.add_integer("page_end", snippet.page_end)
     return row
 
 
@@ -423,7 +451,7 @@ def terms_settings() -> tuple[int, bool]:
 def snippet_terms(retrieval_text: str, title: str) -> tuple[str, str]:
     """A snippet's body and lead terms as its row holds them (``words``, space-joined),
     from its stored retrieval text and its document's stored title. The one computation
-    of them: the sync's, and an ingest worker's (``ingest.terms``), which do the
+    of them: the sync's, and an ingest worker's (``index.terms``), which does the
     stemming in parallel, beside chunking, instead of after the run."""
     drop = {"DOC"} if TITLE_TERMS < 1 else set()
     drop |= set() if CONCEPT_TERMS else {"CONCEPTS"}

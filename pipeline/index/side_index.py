@@ -7,7 +7,8 @@ embedded server, or the URLs of a remote one). Typesense is the source of truth:
   store's generation (``index.generation``) and then ``sync``: the index's catalog is
   compared with the store's complete documents, the documents gone or changed are
   deleted, the new ones read back from one node (by ``export``, a few dozen documents
-  per request) and added, and one commit publishes it all with the generation it
+  per request; an ingest hands the rows its workers made of those it wrote instead,
+  ``index.terms``) and added, and one commit publishes it all with the generation it
   reflects. The cost follows what changed, not the size of the library.
 - **Readers** open the index from disk (memory-mapped by tantivy) and compare its
   generation with the store's, which they read with their question. Behind (a writer on
@@ -45,7 +46,6 @@ from . import generation
 from .lexical import (
     FORMAT,
     SNIPPET_FIELDS,
-    SNIPPET_FIELDS_BUT_TEXT,
     DamagedIndex,
     DocInfo,
     LexicalIndex,
@@ -57,7 +57,7 @@ from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .server import healthy_at
 from .store import Store, quote
-from .terms import Carried, Terms
+from .terms import Carried
 
 log = logging.getLogger("folio.lexical")
 _BATCH_DOCS = 40  # documents per export request (the filter travels in the URL)
@@ -161,7 +161,7 @@ def refresh(
 ) -> str | None:
     """A writer's last step: raise the store's generation and bring the index up to date
     (the library lock is held); a long ingest's step on the way is not ``finished``;
-    ``carried``: the terms its workers made of the documents it wrote.
+    ``carried``: the rows its workers made of the documents it wrote (``index.terms``).
     Returns the state the index was brought to, None when it was not. The writes are in
     Typesense already, so a failure here is logged, never raised: the next reader
     catches up."""
@@ -196,7 +196,7 @@ def sync(
     store: Store, wanted: str, known: Known | None = None, carried: Carried | None = None
 ) -> None:
     """Make the index hold the store's complete documents (as ``known`` says, else read
-    from the store; the caller holds the index lock), with the terms ``carried`` for
+    from the store; the caller holds the index lock), with the rows ``carried`` for
     those it has. A damaged or missing index is built again in a new folder."""
     path = location(store)
     node = _one_node(store)  # records and snippets from one node, so they agree
@@ -301,8 +301,8 @@ def _apply(
     wanted: str,
     carried: Carried | None = None,
 ) -> None:
-    """Remove ``gone``, add ``new`` (their snippets read from ``store``, one node), commit
-    as of ``wanted``."""
+    """Remove ``gone``, add ``new`` (their rows ``carried``, else their snippets read from
+    ``store``, one node), commit as of ``wanted``."""
     for doc_id in gone:
         writer.remove(doc_id)
     short = _add(store, writer, new, carried)
@@ -330,41 +330,26 @@ def _same(a: DocInfo | None, b: DocInfo | None) -> bool:
 def _add(
     store: Store, writer: LexicalWriter, docs: Sequence[DocInfo], carried: Carried | None
 ) -> list[str]:
-    """Read the documents' snippets back and add each document whose count is right;
-    returns the doc_ids left out."""
+    """Add each document: from the rows ``carried`` for it, else from its snippets read
+    back when their count is right; returns the doc_ids left out."""
     short: list[str] = []
-    for start in range(0, len(docs), _BATCH_DOCS):
-        batch = docs[start : start + _BATCH_DOCS]
-        made, rows = _read_back(store, batch, carried)
+    rest: list[DocInfo] = []
+    for doc in docs:
+        rows = carried.take(doc) if carried is not None else None
+        if rows is None:
+            rest.append(doc)
+        else:
+            writer.add_rows(doc, rows)
+    for start in range(0, len(rest), _BATCH_DOCS):
+        batch = rest[start : start + _BATCH_DOCS]
+        stored = _snippets(store, [d.doc_id for d in batch])
         for doc in batch:
-            got = rows.get(doc.doc_id, [])
+            got = stored.get(doc.doc_id, [])
             if len(got) == doc.snippets:
-                order = sorted(got, key=lambda r: int(r.get("chunk_index") or 0))
-                writer.add(doc, order, made.get(doc.doc_id))
+                writer.add(doc, sorted(got, key=lambda r: int(r.get("chunk_index") or 0)))
             else:
                 short.append(doc.doc_id)
     return short
-
-
-def _read_back(
-    store: Store, batch: Sequence[DocInfo], carried: Carried | None
-) -> tuple[dict[str, Mapping[str, Terms]], dict[str, list[dict[str, Any]]]]:
-    """The batch's terms carried (by doc_id) and its stored snippets: without their
-    text for the documents whose terms were carried (the text is most of the bytes),
-    with it for the others, and for one whose stored snippets are not those the terms
-    name."""
-    made: dict[str, Mapping[str, Terms]] = {}
-    for doc in batch:
-        terms = carried.take(doc) if carried is not None else None
-        if terms is not None:
-            made[doc.doc_id] = terms
-    others = [d.doc_id for d in batch if d.doc_id not in made]
-    rows = _snippets(store, others) if others else {}
-    rows |= _snippets(store, list(made), SNIPPET_FIELDS_BUT_TEXT) if made else {}
-    stray = [i for i, t in made.items() if {str(r["id"]) for r in rows.get(i, [])} != set(t)]
-    for doc_id in stray:
-        del made[doc_id]
-    return made, rows | (_snippets(store, stray) if stray else {})
 
 
 def _one_node(store: Store) -> Store:
@@ -378,32 +363,30 @@ def _one_node(store: Store) -> Store:
     return Store(store.settings, nodes=(node,), api_key=store.api_key)
 
 
-def _snippets(
-    store: Store, doc_ids: Sequence[str], include: str = SNIPPET_FIELDS
-) -> dict[str, list[dict[str, Any]]]:
-    """The stored snippets of ``doc_ids``, by document (the fields ``include`` names)."""
+def _snippets(store: Store, doc_ids: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The stored snippets of ``doc_ids``, by document."""
     found: dict[str, dict[str, dict[str, Any]]] = {i: {} for i in doc_ids}
     ids = ",".join(quote(i) for i in doc_ids)
     try:
         rows: Sequence[Mapping[str, Any]] = store.export(
-            CHUNKS, f"tier:=snippet && doc_id:[{ids}]", include=include
+            CHUNKS, f"tier:=snippet && doc_id:[{ids}]", include=SNIPPET_FIELDS
         )
     except StoreError as exc:
         if "401" not in str(exc):
             raise
-        rows = [r for i in doc_ids for r in _search_pages(store, i, include)]  # search-only key
+        rows = [r for i in doc_ids for r in _search_pages(store, i)]  # a search-only key
     for row in rows:
         found.setdefault(str(row["doc_id"]), {})[str(row["id"])] = dict(row)
     return {i: list(r.values()) for i, r in found.items()}
 
 
-def _search_pages(store: Store, doc_id: str, include: str) -> Iterator[dict[str, Any]]:
+def _search_pages(store: Store, doc_id: str) -> Iterator[dict[str, Any]]:
     """One document's snippets through search (what a search-only key may do), in chunk
     order (a unique sort within one document, so pages neither skip nor repeat)."""
     params = {
         "q": "*",
         "filter_by": f"tier:=snippet && doc_id:={quote(doc_id)}",
-        "include_fields": include,
+        "include_fields": SNIPPET_FIELDS,
         "sort_by": "chunk_index:asc",
         "per_page": _PAGE,
     }

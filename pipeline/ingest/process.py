@@ -51,9 +51,9 @@ class FileResult:
     chunks: tuple[ChunkRecord, ...]
     failure: Failure | None
     extract_s: float
-    chunk_s: float  # with the snippets' lexical terms
+    chunk_s: float  # with the snippets' lexical rows
     embed_s: float = 0.0
-    # The snippets' lexical terms, made here in parallel for the lexical index's sync
+    # The snippets' lexical rows, made here in parallel for the lexical index's sync
     # (``index.terms``); the ingesting process takes them off before indexing.
     terms: DocTerms | None = None
 
@@ -92,7 +92,7 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
         return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     record = _document_record(work, doc, chunks, headings, job.fingerprint)
     docs = tuple(ChunkRecord.from_chunk(c, doc.format) for c in chunks)
-    snippets = ((c.id, c.retrieval_text) for c in chunks if c.tier == "snippet")
+    snippets = (c for c in chunks if c.tier == "snippet")
     terms = made(work.sha256, job.fingerprint, record.title, snippets)
     t2 = time.perf_counter()
     return FileResult(
