@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pipeline import ingest as ingest_module
 from pipeline import make_config
 from pipeline.chunk.concepts import prefix_lead
 from pipeline.index import lexical, side_index, terms
@@ -94,11 +95,15 @@ def test_rows_are_taken_only_for_the_entry_they_were_made_for(tmp_path: Path) ->
     assert len(carried) == 0
 
 
+@pytest.mark.parametrize("on_the_way", [False, True])
 def test_the_index_an_ingest_builds_is_the_one_reindex_builds(
-    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on_the_way: bool
 ) -> None:
     """The sync takes the rows the worker made and the index searches as the one
-    made from the store alone."""
+    made from the store alone; also when a long ingest syncs on the way (here after
+    every file: the rows of documents not yet complete wait for a later sync)."""
+    if on_the_way:
+        monkeypatch.setattr(ingest_module, "SYNC_EVERY_S", 0.0)
     made: list[str] = []  # texts whose terms this process made
     real = lexical.snippet_terms
 
@@ -109,7 +114,8 @@ def test_the_index_an_ingest_builds_is_the_one_reindex_builds(
     monkeypatch.setattr(lexical, "snippet_terms", counted)
     # The worker is a process of its own (a time limit is set): what it makes is not
     # counted here.
-    options = IngestOptions(workers=1)
+    # Small batches: documents complete while later files are still being processed.
+    options = IngestOptions(workers=1, batch_size=50 if on_the_way else 1000)
     assert options.limits.file_timeout is not None
     report = ingest([str(library(tmp_path / "lib"))], CONFIG, store, options)
     assert not report.failed and report.snippets > 100
