@@ -291,8 +291,12 @@ def test_each_part_of_a_table_keeps_the_lead_its_caption_earns(
     texts = {
         "k": (
             "10-K",
-            [sheet + "Cash 5,794. Receivables 848.", sheet + "Accounts payable 292."]
-            + [prose + "Payables rose.", prose + "Accounts payable fell."],
+            [
+                sheet + "Cash 5,794. Receivables 848.",
+                sheet + "Accounts payable 292.",
+                prose + "Payables rose.",
+                prose + "Accounts payable fell.",
+            ],
         ),
     }
     index = small_index(tmp_path / "lex", texts)

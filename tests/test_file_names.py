@@ -100,3 +100,13 @@ def test_the_stored_form_is_utf8_and_reversible(path: str) -> None:
         assert stored(path) == path == shown(path)
     else:
         assert stored(path).startswith('"') and stored(path).endswith('"')
+
+
+ANY_SURROGATE = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF, categories=["Cs"])
+
+
+@given(st.text(alphabet=st.one_of(st.characters(), ANY_SURROGATE)))
+def test_text_is_text_when_it_holds_no_surrogate(text: str) -> None:
+    from pipeline.shared.pathtext import is_text
+
+    assert is_text(text) == (not any(0xD800 <= ord(c) <= 0xDFFF for c in text))

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.index.words import _split, words
 
 _PARTS = re.compile(r"[^\W\d_]+|\d+")
+FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def split_by_runs(word: str) -> list[str]:
@@ -36,3 +39,43 @@ def test_mixed_words_keep_their_runs_and_plain_ones_stay_whole() -> None:
         "1577",
         "unit",
     ]
+
+
+def words_one_by_one(text: str) -> list[str]:
+    """What ``words`` made before it kept each word's terms: every part of every word
+    filtered and stemmed in the text's order."""
+    from pipeline.index.words import _stemmer
+    from pipeline.text.stopwords import SEARCH_STOPWORDS
+
+    raw = re.findall(r"[^\W_]+", re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text.lower()))
+    kept = [
+        p
+        for w in raw
+        for p in _split(w)
+        if p not in SEARCH_STOPWORDS and (len(p) > 1 or p.isdigit())
+    ]
+    stems: list[str] = _stemmer().stemWords(kept)
+    return stems
+
+
+@given(st.text())
+def test_words_are_those_made_one_by_one(text: str) -> None:
+    assert words(text) == words_one_by_one(text)
+
+
+def test_words_of_real_documents_are_those_made_one_by_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pipeline.extract import extract_file
+    from pipeline.index import words as module
+
+    monkeypatch.setattr(module, "_MEMO_WORDS", 500)  # emptied on the way too
+    documents = [
+        *(f for f in sorted((FIXTURES / "extract").iterdir()) if f.suffix in (".pdf", ".epub")),
+        *sorted((FIXTURES / "golden").glob("*-*.md")),  # not LICENSES.md
+    ]
+    for f in documents:
+        text = extract_file(f).text
+        assert len(text) > 1000
+        assert words(text) == words_one_by_one(text)
+    assert len(documents) >= 6

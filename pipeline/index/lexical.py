@@ -429,8 +429,12 @@ class LexicalWriter:
     def add(self, doc: DocInfo, snippets: Sequence[Mapping[str, Any]]) -> None:
         """A document's snippets (stored chunk records, ``SNIPPET_FIELDS``), the first
         one carrying its catalog entry."""
-        for n, snippet in enumerate(snippets):
-            row = _snippet_row(snippet, doc)
+        self.add_rows(doc, [SnippetRow.of(s, doc.title) for s in snippets])
+
+    def add_rows(self, doc: DocInfo, rows: Sequence[SnippetRow]) -> None:
+        """``add`` with the rows made already (by an ingest worker: ``index.terms``)."""
+        for n, snippet in enumerate(rows):
+            row = _row(snippet, doc.format)
             if n == 0:
                 row.add_text("head", "1")
                 row.add_bytes("info", json.dumps(asdict(doc)).encode())
@@ -454,23 +458,78 @@ class LexicalWriter:
             self._writer.wait_merging_threads()
 
 
+@dataclass(frozen=True, slots=True)
+class SnippetRow:
+    """A snippet as its row holds it: what filters and the ranking read, and its terms
+    (``snippet_terms``, space-joined)."""
+
+    id: str
+    doc_id: str
+    parent: str  # "" for none
+    order: int  # chunk_index
+    hints: tuple[str, ...]
+    table: bool
+    page_start: int  # -1 for none
+    page_end: int
+    body: str
+    lead: str
+    caption: str  # the table caption's terms (``LEAD_ONCE``)
+
+    @classmethod
+    def of(cls, snippet: Mapping[str, Any], title: str) -> SnippetRow:
+        """The row of a stored snippet (``SNIPPET_FIELDS``) of a document titled so."""
+        body, lead, caption = snippet_terms(str(snippet.get("retrieval_text") or ""), title)
+        return cls(
+            str(snippet["id"]),
+            str(snippet["doc_id"]),
+            str(snippet.get("parent_id") or ""),
+            int(snippet.get("chunk_index") or 0),
+            tuple(str(h) for h in snippet.get("content_hints") or ()),
+            bool(snippet.get("contains_table")),
+            int(snippet.get("page_start", -1)),
+            int(snippet.get("page_end", -1)),
+            body,
+            lead,
+            caption,
+        )
+
+
 def _snippet_row(snippet: Mapping[str, Any], doc: DocInfo) -> Any:
+    return _row(SnippetRow.of(snippet, doc.title), doc.format)
+
+
+def _row(snippet: SnippetRow, fmt: str) -> Any:
     row = tantivy.Document()
-    row.add_text("id", str(snippet["id"]))
-    row.add_text("doc_id", str(snippet["doc_id"]))
-    row.add_bytes("parent", str(snippet.get("parent_id") or "").encode())
-    row.add_text("format", doc.format)
-    row.add_unsigned("order", int(snippet.get("chunk_index") or 0))
-    text = str(snippet.get("retrieval_text") or "")
+    row.add_text("id", snippet.id)
+    row.add_text("doc_id", snippet.doc_id)
+    row.add_bytes("parent", snippet.parent.encode())
+    row.add_text("format", fmt)
+    row.add_unsigned("order", snippet.order)
+    row.add_text("body", snippet.body)
+    row.add_text("lead", snippet.lead)
+    row.add_text("caption", snippet.caption)
+    for hint in snippet.hints:
+        row.add_text("hints", hint)
+    row.add_boolean("table", snippet.table)
+    row.add_integer("page_start", snippet.page_start)
+    row.add_integer("page_end", snippet.page_end)
+    return row
+
+
+def terms_settings() -> tuple[int, bool]:
+    """What a snippet's terms follow from besides its text and title: terms made under
+    other settings (a test or an evaluation sets them) are not used."""
+    return (TITLE_TERMS, CONCEPT_TERMS)
+
+
+def snippet_terms(retrieval_text: str, title: str) -> tuple[str, str, str]:
+    """A snippet's body, lead and caption terms as its row holds them (``words``,
+    space-joined), from its stored retrieval text and its document's stored title. The
+    one computation of them: the sync's, and an ingest worker's (``index.terms``), which
+    does the stemming in parallel, beside chunking, instead of after the run."""
     drop = {"DOC"} if TITLE_TERMS < 1 else set()
     drop |= set() if CONCEPT_TERMS else {"CONCEPTS"}
-    body = prefix_without(text, drop, "" if TITLE_TERMS >= 1 else doc.title)
-    row.add_text("body", " ".join(words(body)))
-    row.add_text("lead", " ".join(words(prefix_lead(text, "" if TITLE_TERMS >= 2 else doc.title))))
-    row.add_text("caption", " ".join(words(prefix_lead(text, kinds=("TABLE",)))))
-    for hint in snippet.get("content_hints") or ():
-        row.add_text("hints", str(hint))
-    row.add_boolean("table", bool(snippet.get("contains_table")))
-    row.add_integer("page_start", int(snippet.get("page_start", -1)))
-    row.add_integer("page_end", int(snippet.get("page_end", -1)))
-    return row
+    body = prefix_without(retrieval_text, drop, "" if TITLE_TERMS >= 1 else title)
+    lead = prefix_lead(retrieval_text, "" if TITLE_TERMS >= 2 else title)
+    caption = prefix_lead(retrieval_text, kinds=("TABLE",))
+    return " ".join(words(body)), " ".join(words(lead)), " ".join(words(caption))

@@ -7,7 +7,8 @@ embedded server, or the URLs of a remote one). Typesense is the source of truth:
   store's generation (``index.generation``) and then ``sync``: the index's catalog is
   compared with the store's complete documents, the documents gone or changed are
   deleted, the new ones read back from one node (by ``export``, a few dozen documents
-  per request) and added, and one commit publishes it all with the generation it
+  per request; an ingest hands the rows its workers made of those it wrote instead,
+  ``index.terms``) and added, and one commit publishes it all with the generation it
   reflects. The cost follows what changed, not the size of the library.
 - **Readers** open the index from disk (memory-mapped by tantivy) and compare its
   generation with the store's, which they read with their question. Behind (a writer on
@@ -56,6 +57,7 @@ from .records import DocumentRecord
 from .schema import CHUNKS, DOCUMENTS
 from .server import healthy_at
 from .store import Store, quote
+from .terms import Carried
 
 log = logging.getLogger("folio.lexical")
 _BATCH_DOCS = 40  # documents per export request (the filter travels in the URL)
@@ -151,9 +153,15 @@ class Known:
     changed: Mapping[str, Change] = field(default_factory=dict)
 
 
-def refresh(store: Store, finished: bool = True, known: Known | None = None) -> str | None:
+def refresh(
+    store: Store,
+    finished: bool = True,
+    known: Known | None = None,
+    carried: Carried | None = None,
+) -> str | None:
     """A writer's last step: raise the store's generation and bring the index up to date
-    (the library lock is held); a long ingest's step on the way is not ``finished``.
+    (the library lock is held); a long ingest's step on the way is not ``finished``;
+    ``carried``: the rows its workers made of the documents it wrote (``index.terms``).
     Returns the state the index was brought to, None when it was not. The writes are in
     Typesense already, so a failure here is logged, never raised: the next reader
     catches up."""
@@ -162,7 +170,7 @@ def refresh(store: Store, finished: bool = True, known: Known | None = None) -> 
             return None
         with _index_lock(store, wait=None):
             state = generation.advance(store, finished)
-            sync(store, state, known)
+            sync(store, state, known, carried)
         return state
     except (OSError, ImportError, FolioError) as exc:
         log.warning("lexical index not brought up to date (the next query does it): %s", exc)
@@ -184,10 +192,12 @@ def _index_lock(store: Store, wait: float | None) -> Iterator[None]:
         yield
 
 
-def sync(store: Store, wanted: str, known: Known | None = None) -> None:
+def sync(
+    store: Store, wanted: str, known: Known | None = None, carried: Carried | None = None
+) -> None:
     """Make the index hold the store's complete documents (as ``known`` says, else read
-    from the store; the caller holds the index lock). A damaged or missing index is
-    built again in a new folder."""
+    from the store; the caller holds the index lock), with the rows ``carried`` for
+    those it has. A damaged or missing index is built again in a new folder."""
     path = location(store)
     node = _one_node(store)  # records and snippets from one node, so they agree
     try:
@@ -204,15 +214,17 @@ def sync(store: Store, wanted: str, known: Known | None = None) -> None:
         log.warning("lexical index set aside and rebuilt: %s", exc)
         writer = None
     if writer is None:
-        _rebuild_into(node, path, wanted)
+        _rebuild_into(node, path, wanted, carried=carried)
         return
     try:
-        _apply(node, writer, *changes, wanted)
+        _apply(node, writer, *changes, wanted, carried)
     finally:
         writer.close()
 
 
-def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -> None:
+def _rebuild_into(
+    store: Store, path: Path, wanted: str, damaged: bool = True, carried: Carried | None = None
+) -> None:
     """Build the index in a new folder, then rename it into place: readers see the old
     index or the new one, never half of one."""
     node = _one_node(store)
@@ -224,7 +236,7 @@ def _rebuild_into(store: Store, path: Path, wanted: str, damaged: bool = True) -
     try:
         writer = LexicalWriter(tmp, create=True)
         try:
-            _apply(node, writer, *_differences((), complete_documents(node)), wanted)
+            _apply(node, writer, *_differences((), complete_documents(node)), wanted, carried)
         finally:
             writer.close()
     except BaseException:
@@ -282,13 +294,18 @@ def _changes(changed: Mapping[str, Change]) -> tuple[list[str], list[DocInfo]]:
 
 
 def _apply(
-    store: Store, writer: LexicalWriter, gone: list[str], new: list[DocInfo], wanted: str
+    store: Store,
+    writer: LexicalWriter,
+    gone: list[str],
+    new: list[DocInfo],
+    wanted: str,
+    carried: Carried | None = None,
 ) -> None:
-    """Remove ``gone``, add ``new`` (their snippets read from ``store``, one node), commit
-    as of ``wanted``."""
+    """Remove ``gone``, add ``new`` (their rows ``carried``, else their snippets read from
+    ``store``, one node), commit as of ``wanted``."""
     for doc_id in gone:
         writer.remove(doc_id)
-    short = _add(store, writer, new)
+    short = _add(store, writer, new, carried)
     # While a writer is (or was killed) at work, the token cannot say what the store
     # holds: the index records none, so the next reader compares again.
     reflects = wanted if generation.settled(wanted) else ""
@@ -310,15 +327,24 @@ def _same(a: DocInfo | None, b: DocInfo | None) -> bool:
     return a is b or (a is not None and b is not None and a.key() == b.key())
 
 
-def _add(store: Store, writer: LexicalWriter, docs: Sequence[DocInfo]) -> list[str]:
-    """Read the documents' snippets back and add each document whose count is right;
-    returns the doc_ids left out."""
+def _add(
+    store: Store, writer: LexicalWriter, docs: Sequence[DocInfo], carried: Carried | None
+) -> list[str]:
+    """Add each document: from the rows ``carried`` for it, else from its snippets read
+    back when their count is right; returns the doc_ids left out."""
     short: list[str] = []
-    for start in range(0, len(docs), _BATCH_DOCS):
-        batch = docs[start : start + _BATCH_DOCS]
-        rows = _snippets(store, [d.doc_id for d in batch])
+    rest: list[DocInfo] = []
+    for doc in docs:
+        rows = carried.take(doc) if carried is not None else None
+        if rows is None:
+            rest.append(doc)
+        else:
+            writer.add_rows(doc, rows)
+    for start in range(0, len(rest), _BATCH_DOCS):
+        batch = rest[start : start + _BATCH_DOCS]
+        stored = _snippets(store, [d.doc_id for d in batch])
         for doc in batch:
-            got = rows.get(doc.doc_id, [])
+            got = stored.get(doc.doc_id, [])
             if len(got) == doc.snippets:
                 writer.add(doc, sorted(got, key=lambda r: int(r.get("chunk_index") or 0)))
             else:

