@@ -46,6 +46,9 @@ _RTL = re.compile(
     "[\u0590-\u08ff\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufefe"
     "\U00010800-\U00010fff\U0001e800-\U0001efff]"
 )
+# a character from U+0590 on (where right-to-left scripts begin): most pages hold none
+# past their quotes and ligatures, and this finds one ~50 times faster than ``max(text)``
+_HIGH = re.compile("[^\x00-\u058f]")
 _HYPHEN = str.maketrans({"\ufffe": "-", "\x02": "-"})
 # TeX math-symbol fonts (OMS encoding) embedded without a usable ToUnicode map: PDFium
 # passes the character codes through (⟨key⟩ comes out as "hkeyi", ≠ as "6="). Only
@@ -92,7 +95,9 @@ class _Api:
         self.close_page = bind("FPDFText_ClosePage", [_VP], None)
         self.count_chars = bind("FPDFText_CountChars", [_VP], _INT)
         self.get_text = bind("FPDFText_GetText", [_VP, _INT, _INT, _VP], _INT)
-        self.get_unicode = bind("FPDFText_GetUnicode", [_VP, _INT], ctypes.c_uint)
+        # per character on a page whose text comes back with another length: bound
+        # without ``argtypes`` like the calls below (23 pages of the bench PDFs, 36 k calls)
+        self.get_unicode = bind("FPDFText_GetUnicode", None, ctypes.c_uint)
         # called per character or per run, so without ``argtypes`` (half the cost of a
         # call): they take the text page as a ``c_void_p`` (``_Api.handle``), an index
         # (a Python int is passed as a C int) and the out-parameters below as ``c_void_p``
@@ -258,8 +263,8 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         return []
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
-    # no right-to-left character below U+0590: most pages are told by their largest one
-    jump = max(text) < "\u0590" or _RTL.search(text) is None
+    # no right-to-left character below U+0590: most pages hold none from there on
+    jump = text.isascii() or _HIGH.search(text) is None or _RTL.search(text) is None
     for a, b in _spans(text):
         if per_char:
             runs = _runs_per_char(api, tp, text, a, b, fonts, jump)
@@ -286,7 +291,7 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
     out: list[Line] = []
     right_edge = api.right_edge
     for runs in merged:
-        line = _line(runs, tp, right_edge)
+        line = _one_run_line(runs[0]) if len(runs) == 1 else _line(runs, tp, right_edge)
         if line is not None:
             out.append(line)
     return out
@@ -451,18 +456,19 @@ def _runs_per_word(
 ) -> list[_Run]:
     """Runs from the text object of each word's first character (a font change inside a
     word is not seen; that is the price of reading words rather than characters)."""
-    words = [m.span() for m in _WORD.finditer(text, a, b)]
-    starts = _object_starts(api.text_object, tp, [w[0] for w in words], jump=jump)
+    at = [m.start() for m in _WORD.finditer(text, a, b)]
+    starts = _object_starts(api.text_object, tp, at, jump=jump)
     if not starts:
         return []
     out = []
     run, font_of, flags_of = api.run, api.font, fonts.flags.get
-    n, s = len(words), a
+    n, s = len(at), a
     for j, (k, obj) in enumerate(starts):
         nxt = starts[j + 1][0] if j + 1 < len(starts) else n
-        e = words[nxt][0] if nxt < n else b
+        e = at[nxt] if nxt < n else b
+        piece = text[s:e]  # its last non-blank ends the last word before ``e``
         flags = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
-        out.append(run(tp, text[s:e], words[k][0], words[nxt - 1][1] - 1, flags[0], flags[1]))
+        out.append(run(tp, piece, at[k], s + len(piece.rstrip()) - 1, flags[0], flags[1]))
         s = e
     return out
 
@@ -526,80 +532,107 @@ def _join_drop_cap(runs: list[_Run]) -> list[_Run]:
     return [word, *runs[2:]]
 
 
+def _one_run_line(r: _Run) -> Line | None:
+    """A line of one run (``_line`` for it: no cells, no right edge read)."""
+    text = _clean(r.text)
+    if not text:
+        return None
+    many = max(r.chars, 1)
+    return _new(
+        Line,
+        (
+            text,
+            _round1(r.x),
+            _round1(r.y),
+            _round1(r.size),
+            (r.chars if r.bold else 0) / many >= 0.8,
+            (r.chars if r.mono else 0) / many >= 0.8,
+            (),
+        ),
+    )
+
+
 def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) -> Line | None:
-    """One line as ``LineCollector`` makes it: most common size by characters, bold or
-    mono when 80% of the characters are, cells where a run starts well right of the
-    previous one's end (here the real glyph end, ``right_edge(tp, run.last)``, rather than
-    an estimate)."""
-    if len(runs) == 1:
-        r = runs[0]
-        text = _clean(r.text)
-        if not text:
-            return None
-        many = max(r.chars, 1)
-        return _new(
-            Line,
-            (
-                text,
-                round(r.x, 1),
-                round(r.y, 1),
-                round(r.size, 1),
-                (r.chars if r.bold else 0) / many >= 0.8,
-                (r.chars if r.mono else 0) / many >= 0.8,
-                (),
-            ),
-        )
-    runs = _join_drop_cap(runs)
+    """One line of two runs or more as ``LineCollector`` makes it: most common size by
+    characters, bold or mono when 80% of the characters are, cells where a run starts well
+    right of the previous one's end (here the real glyph end, ``right_edge(tp,
+    run.last)``, rather than an estimate)."""
+    if not runs[0].size < DROP_CAP_RATIO * runs[1].size:  # else no drop cap: not called
+        runs = _join_drop_cap(runs)
     text = _clean("".join([r.text for r in runs]))
     if not text:
         return None
-    sizes: dict[float, int] = {}
-    chars = bold = mono = 0
+    rounded = _ROUNDED.get
+    r = runs[0]
+    # the first run: the first stretch's left edge and right-most glyph end
+    left, right = r.x, right_edge(tp, r.last)
+    chars = r.chars
+    bold = chars if r.bold else 0
+    mono = chars if r.mono else 0
+    key = rounded(r.size)
+    sizes: dict[float, int] = {_round1(r.size) if key is None else key: chars}
     cuts = [0]  # the first run of each horizontally separate stretch (a cell)
-    left = right = 0.0  # the current stretch's left edge and right-most glyph end
     final = len(runs) - 1  # the last run's end is never compared: not read
-    for i in range(final + 1):
+    for i in range(1, final + 1):
         _raw, n, x, _y, rsize, glyph, rbold, rmono = runs[i]
-        if i == 0:
-            left = x
-            right = right_edge(tp, glyph)
+        reach = rsize * 1.5
+        if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
+            reach = 4.0
+        if left - 1.0 <= x <= right + reach:
+            if i < final:
+                end = right_edge(tp, glyph)
+                if end > right:
+                    right = end
         else:
-            reach = rsize * 1.5
-            if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
-                reach = 4.0
-            if left - 1.0 <= x <= right + reach:
-                if i < final:
-                    end = right_edge(tp, glyph)
-                    if end > right:
-                        right = end
-            else:
-                cuts.append(i)
-                left = x
-                if i < final:
-                    right = right_edge(tp, glyph)
-        key = round(rsize, 1)
+            cuts.append(i)
+            left = x
+            if i < final:
+                right = right_edge(tp, glyph)
+        key = rounded(rsize)
+        if key is None:
+            key = _round1(rsize)
         sizes[key] = sizes.get(key, 0) + n
         chars += n
         if rbold:
             bold += n
         if rmono:
             mono += n
-    cells: tuple[tuple[float, str], ...] = ()
-    if len(cuts) >= 2:
-        cuts.append(final + 1)
-        cells = tuple(
-            (round(runs[c].x, 1), t)
-            for c, d in pairwise(cuts)
-            if (t := _clean("".join([r.text for r in runs[c:d]])))
-        )
-        if len(cells) < 2:
-            cells = ()
+    cells = _cells(runs, cuts) if len(cuts) >= 2 else ()
     chars = max(chars, 1)
     # the first size of the most characters (as ``Counter.most_common(1)`` picks it)
     size = next(iter(sizes)) if len(sizes) == 1 else max(sizes.items(), key=_COUNT)[0]
-    r = runs[0]
-    x, y = round(r.x, 1), round(r.y, 1)
+    x, y = _round1(r.x), _round1(r.y)
     return _new(Line, (text, x, y, size, bold / chars >= 0.8, mono / chars >= 0.8, cells))
+
+
+def _cells(runs: list[_Run], cuts: list[int]) -> tuple[tuple[float, str], ...]:
+    """``(x, text)`` of the stretches that begin at ``cuts``, when two or more hold text."""
+    cuts.append(len(runs))
+    cells = tuple(
+        (_round1(runs[c].x), t)
+        for c, d in pairwise(cuts)
+        if (t := _clean("".join([r.text for r in runs[c:d]])))
+    )
+    return cells if len(cells) >= 2 else ()
+
+
+# ``round(v, 1)`` of the values seen: sizes repeat on every line, positions (a margin, a
+# baseline) on most; a look-up costs a sixth of ``round`` (650 k of them on the bench PDFs)
+_ROUNDED: dict[float, float] = {}
+_ROUNDED_MOST = 1 << 16
+
+
+def _round1(v: float) -> float:
+    """``round(v, 1)``, remembered; 0.0 and -0.0 (one key, two results) and NaN (never
+    found) are not."""
+    r = _ROUNDED.get(v)
+    if r is None:
+        r = round(v, 1)
+        if v and v == v:
+            if len(_ROUNDED) >= _ROUNDED_MOST:
+                _ROUNDED.clear()
+            _ROUNDED[v] = r
+    return r
 
 
 _COUNT = itemgetter(1)
