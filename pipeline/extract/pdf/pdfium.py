@@ -265,11 +265,8 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
     found: list[list[_Run]] = []
     # no right-to-left character below U+0590: most pages hold none from there on
     jump = text.isascii() or _HIGH.search(text) is None or _RTL.search(text) is None
-    for a, b in _spans(text):
-        if per_char:
-            runs = _runs_per_char(api, tp, text, a, b, fonts, jump)
-        else:
-            runs = _runs_per_word(api, tp, text, a, b, fonts, jump)
+    read = _runs_per_char if per_char else _runs_per_word
+    for runs in read(api, tp, text, _spans(text), fonts, jump):
         if len(runs) == 1:  # what _visual_lines makes of it
             found.append(runs)
         else:
@@ -452,59 +449,71 @@ def _jumped_over(
 
 
 def _runs_per_word(
-    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, jump: bool
-) -> list[_Run]:
-    """Runs from the text object of each word's first character (a font change inside a
-    word is not seen; that is the price of reading words rather than characters)."""
-    at = [m.start() for m in _WORD.finditer(text, a, b)]
-    starts = _object_starts(api.text_object, tp, at, jump=jump)
-    if not starts:
-        return []
-    out = []
-    run, font_of, flags_of = api.run, api.font, fonts.flags.get
-    n, s = len(at), a
-    for j, (k, obj) in enumerate(starts):
-        nxt = starts[j + 1][0] if j + 1 < len(starts) else n
-        e = at[nxt] if nxt < n else b
-        piece = text[s:e]  # its last non-blank ends the last word before ``e``
-        flags = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
-        out.append(run(tp, piece, at[k], s + len(piece.rstrip()) - 1, flags[0], flags[1]))
-        s = e
-    return out
+    api: _Api, tp: _Tp, text: str, spans: list[tuple[int, int]], fonts: Fonts, jump: bool
+) -> list[list[_Run]]:
+    """Each line's runs (a line without a text object left out), from the text object of
+    each word's first character (a font change inside a word is not seen; that is the
+    price of reading words rather than characters). A page's lines in one call: what
+    each line's reading needs is looked up once."""
+    probe, run, font_of, flags_of = api.text_object, api.run, api.font, fonts.flags.get
+    words = _WORD.finditer
+    lines: list[list[_Run]] = []
+    for a, b in spans:
+        at = [m.start() for m in words(text, a, b)]
+        starts = _object_starts(probe, tp, at, jump=jump)
+        if not starts:
+            continue
+        out = []
+        n, s = len(at), a
+        for j, (k, obj) in enumerate(starts):
+            nxt = starts[j + 1][0] if j + 1 < len(starts) else n
+            e = at[nxt] if nxt < n else b
+            piece = text[s:e]  # its last non-blank ends the last word before ``e``
+            flags = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
+            out.append(run(tp, piece, at[k], s + len(piece.rstrip()) - 1, flags[0], flags[1]))
+            s = e
+        lines.append(out)
+    return lines
 
 
 def _runs_per_char(
-    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, jump: bool
-) -> list[_Run]:
-    starts = _object_starts(api.text_object, tp, range(a, b), jump=jump)
-    if not starts:
-        return []
-    out: list[_Run] = []
-    run, font_of, flags_of = api.run, api.font, fonts.flags.get
-    pending = ""  # a blank run joins the next one
-    n = len(starts)
-    s = a  # leading characters with no object: the first run's
-    for j in range(n):
-        e = a + starts[j + 1][0] if j + 1 < n else b
-        raw = text[s:e]
-        stripped = raw.strip()
-        if not stripped:
-            pending += raw
-            s = e
+    api: _Api, tp: _Tp, text: str, spans: list[tuple[int, int]], fonts: Fonts, jump: bool
+) -> list[list[_Run]]:
+    """Each line's runs (a line without a text object left out), from the text object of
+    every character; a page's lines in one call."""
+    probe, run, font_of, flags_of = api.text_object, api.run, api.font, fonts.flags.get
+    lines: list[list[_Run]] = []
+    for a, b in spans:
+        starts = _object_starts(probe, tp, range(a, b), jump=jump)
+        if not starts:
             continue
-        first = s + raw.find(stripped)  # its first non-blank: no earlier place holds it
-        obj = starts[j][1]
-        bold, mono, symbol = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
-        if symbol:
-            raw = raw.translate(_OMS)
-        if pending:
-            raw = pending + raw
-            pending = ""
-        out.append(run(tp, raw, first, first + len(stripped) - 1, bold, mono))
-        s = e
-    if pending and out:
-        out[-1] = out[-1]._replace(text=out[-1].text + pending)
-    return out
+        out: list[_Run] = []
+        pending = ""  # a blank run joins the next one
+        n = len(starts)
+        s = a  # leading characters with no object: the first run's
+        for j in range(n):
+            e = a + starts[j + 1][0] if j + 1 < n else b
+            raw = text[s:e]
+            stripped = raw.strip()
+            if not stripped:
+                pending += raw
+                s = e
+                continue
+            first = s + raw.find(stripped)  # its first non-blank: no earlier place holds it
+            obj = starts[j][1]
+            bold, mono, symbol = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
+            if symbol:
+                raw = raw.translate(_OMS)
+            if pending:
+                raw = pending + raw
+                pending = ""
+            out.append(run(tp, raw, first, first + len(stripped) - 1, bold, mono))
+            s = e
+        if pending and out:
+            out[-1] = out[-1]._replace(text=out[-1].text + pending)
+        if out:
+            lines.append(out)
+    return lines
 
 
 def _clean(raw: str) -> str:
