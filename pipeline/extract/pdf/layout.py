@@ -54,6 +54,7 @@ _BOLD_NAME = re.compile(
 _MONO_NAME = re.compile(r"mono|courier|typewriter|cmtt|sftt|consol|inconsolata|menlo|\btt\d", re.I)
 _BULLET = re.compile(r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?\d{1,2}[.)]\s|\(?[a-z][.)]\s|\([ivx]+\)\s)")
 _SENTENCE_END = re.compile(r"[.!?:;…\"”’)\]]$")
+_SENTENCE_END_CHARS = frozenset('.!?:;…"”’)]')  # the class of _SENTENCE_END
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
@@ -271,11 +272,20 @@ def page_stats(lines: Sequence[Line]) -> PageStats:
     return PageStats(left, gap, max(typical, 20))
 
 
+def ends_sentence(text: str) -> bool:
+    """What ``_SENTENCE_END.search(text)`` finds, from the last character (``$`` matches
+    before a final line break too): the search tried the pattern at every position."""
+    last = text[-1:]
+    if last == "\n":
+        last = text[-2:-1]
+    return last in _SENTENCE_END_CHARS
+
+
 def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True) -> bool:
     """Whether ``cur`` continues the paragraph that ``prev`` ends."""
     if prev.mono or cur.mono:
         return prev.mono and cur.mono and (not same_page or 0 < prev.y - cur.y < stats.gap * 2.2)
-    ends = _SENTENCE_END.search(prev.text) is not None
+    ends = ends_sentence(prev.text)
     hyphen = prev.text.endswith(("-", "\u00ad")) and not prev.text.endswith("--")
     lower_start = cur.text[:1].islower()
     if _BULLET.match(cur.text):
