@@ -16,6 +16,9 @@ from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
 from pipeline.extract.pdf.pdfium import (
     _HIGH,
     _RTL,
+    _UNCLEAN,
+    _clean,
+    _clean_plain,
     _object_starts,
     _round1,
     _Run,
@@ -221,3 +224,12 @@ def test_rounding_remembered_is_round(values: list[float]) -> None:
     value (or one equal to it) was rounded before too."""
     for v in [*values, *values]:
         assert repr(_round1(v)) == repr(round(v, 1))
+
+
+@given(st.text(alphabet=" \r\x02\ufffe\t/ﬁ\u00a0\x01ab-", max_size=20) | st.text(max_size=30))
+@example("  a\r\x02 b  ")
+def test_a_plain_page_is_cleaned_as_every_page(text: str) -> None:
+    """Text holding no character of ``_UNCLEAN`` (as on a page without one) is cleaned
+    by ``_clean_plain`` as ``_clean`` cleans it."""
+    if _UNCLEAN.search(text) is None:
+        assert _clean_plain(text) == _clean(text)

@@ -26,7 +26,9 @@ def _word_chars(s: str) -> str:
 
 def norm_title(text: str) -> str:
     """Fold case, numbering, punctuation and spacing: the key headings match on."""
-    s = _LEADING_NON_WORD.sub("", text.casefold().strip())  # no blank at either end
+    s = text.casefold().strip()  # no blank at either end
+    if not s[:1].isalnum():  # else nothing to drop: [\W_] is what str.isalnum is not
+        s = _LEADING_NON_WORD.sub("", s)
     while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
         # the pattern is anchored: an empty match leaves ``s`` as it is (most lines)
         m = _NUMBERING.match(s)

@@ -30,7 +30,16 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from .layout import _BOLD_NAME, _MONO_NAME, Line, PageFailure, PageLines, clean_text
+from .layout import (
+    _BOLD_NAME,
+    _LIGATURES_NO_CONTROL,
+    _MONO_NAME,
+    _SPACES,
+    Line,
+    PageFailure,
+    PageLines,
+    clean_text,
+)
 
 _VP, _INT, _DBL = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 _T = TypeVar("_T")
@@ -50,6 +59,14 @@ _RTL = re.compile(
 # past their quotes and ligatures, and this finds one ~50 times faster than ``max(text)``
 _HIGH = re.compile("[^\x00-\u058f]")
 _HYPHEN = str.maketrans({"\ufffe": "-", "\x02": "-"})
+# what ``clean_text`` looks for besides runs of spaces (a glyph name's "/", ligatures, odd
+# spaces, controls, tabs), but "\r" and "\x02", which ``_clean`` drops or makes a hyphen
+# first: the lines of a page that holds none are cleaned by ``_clean_plain``
+_UNCLEAN = re.compile(
+    "[/\t"
+    + "".join(re.escape(chr(k)) for k in sorted(_LIGATURES_NO_CONTROL) if chr(k) not in "\r\x02")
+    + "]"
+)
 # TeX math-symbol fonts (OMS encoding) embedded without a usable ToUnicode map: PDFium
 # passes the character codes through (⟨key⟩ comes out as "hkeyi", ≠ as "6="). Only
 # digits and lower-case letters are remapped; other ASCII may be a right mapping.
@@ -287,8 +304,12 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         merged.append(runs)
     out: list[Line] = []
     right_edge = api.right_edge
+    clean = _clean_plain if _UNCLEAN.search(text) is None else _clean
     for runs in merged:
-        line = _one_run_line(runs[0]) if len(runs) == 1 else _line(runs, tp, right_edge)
+        if len(runs) == 1:
+            line = _one_run_line(runs[0], clean)
+        else:
+            line = _line(runs, tp, right_edge, clean)
         if line is not None:
             out.append(line)
     return out
@@ -541,9 +562,20 @@ def _join_drop_cap(runs: list[_Run]) -> list[_Run]:
     return [word, *runs[2:]]
 
 
-def _one_run_line(r: _Run) -> Line | None:
+def _clean_plain(raw: str) -> str:
+    """``_clean(raw)`` for the text of a page without a character of ``_UNCLEAN``: hyphen
+    markers made hyphens, "\r" dropped, runs of spaces folded, the ends stripped."""
+    if "\ufffe" in raw or "\x02" in raw:
+        raw = raw.translate(_HYPHEN)
+    raw = raw.replace("\r", "")
+    if "  " in raw:
+        raw = _SPACES.sub(" ", raw)
+    return raw.strip()
+
+
+def _one_run_line(r: _Run, clean: Callable[[str], str]) -> Line | None:
     """A line of one run (``_line`` for it: no cells, no right edge read)."""
-    text = _clean(r.text)
+    text = clean(r.text)
     if not text:
         return None
     many = max(r.chars, 1)
@@ -561,14 +593,19 @@ def _one_run_line(r: _Run) -> Line | None:
     )
 
 
-def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) -> Line | None:
+def _line(
+    runs: list[_Run],
+    tp: _Tp,
+    right_edge: Callable[[_Tp, int], float],
+    clean: Callable[[str], str],
+) -> Line | None:
     """One line of two runs or more as ``LineCollector`` makes it: most common size by
     characters, bold or mono when 80% of the characters are, cells where a run starts well
     right of the previous one's end (here the real glyph end, ``right_edge(tp,
     run.last)``, rather than an estimate)."""
     if not runs[0].size < DROP_CAP_RATIO * runs[1].size:  # else no drop cap: not called
         runs = _join_drop_cap(runs)
-    text = _clean("".join([r.text for r in runs]))
+    text = clean("".join([r.text for r in runs]))
     if not text:
         return None
     rounded = _ROUNDED.get
@@ -606,7 +643,7 @@ def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) ->
             bold += n
         if rmono:
             mono += n
-    cells = _cells(runs, cuts) if len(cuts) >= 2 else ()
+    cells = _cells(runs, cuts, clean) if len(cuts) >= 2 else ()
     chars = max(chars, 1)
     # the first size of the most characters (as ``Counter.most_common(1)`` picks it)
     size = next(iter(sizes)) if len(sizes) == 1 else max(sizes.items(), key=_COUNT)[0]
@@ -614,13 +651,15 @@ def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) ->
     return _new(Line, (text, x, y, size, bold / chars >= 0.8, mono / chars >= 0.8, cells))
 
 
-def _cells(runs: list[_Run], cuts: list[int]) -> tuple[tuple[float, str], ...]:
+def _cells(
+    runs: list[_Run], cuts: list[int], clean: Callable[[str], str]
+) -> tuple[tuple[float, str], ...]:
     """``(x, text)`` of the stretches that begin at ``cuts``, when two or more hold text."""
     cuts.append(len(runs))
     cells = tuple(
         (_round1(runs[c].x), t)
         for c, d in pairwise(cuts)
-        if (t := _clean("".join([r.text for r in runs[c:d]])))
+        if (t := clean("".join([r.text for r in runs[c:d]])))
     )
     return cells if len(cells) >= 2 else ()
 
