@@ -4,15 +4,21 @@ the reading they replace)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pipeline.extract.boilerplate import _LAST_NUMBER, _trailing_number
-from pipeline.extract.pdf.layout import _SENTENCE_END, ends_sentence
+from pipeline.extract.pdf.headings import body_size
+from pipeline.extract.pdf.layout import _SENTENCE_END, Line, ends_sentence
 from pipeline.extract.pdf.statements import (
+    _VALUE_MARK,
+    _WORD_VALUES,
     CHAR_WIDTH,
     _cell_values,
     _is_value,
+    _may_hold_value,
     _tokens,
     _Value,
 )
@@ -70,3 +76,30 @@ def _cell_values_by_tokens(x: float, text: str, size: float) -> list[_Value] | N
 @example("—")
 def test_a_cell_of_values_as_its_tokens_tell(text: str) -> None:
     assert _cell_values(10.0, text, 9.0) == _cell_values_by_tokens(10.0, text, 9.0)
+
+
+@given(_LINE)
+@example("Net sales NM")
+@example("n/a\tx")
+@example("NMA")
+def test_a_line_that_may_hold_a_value_as_its_words_tell(text: str) -> None:
+    by_words = _VALUE_MARK.search(text) is not None or not _WORD_VALUES.isdisjoint(text.split())
+    assert _may_hold_value(text) == by_words
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from([9.0, 9.2, 9.3, 10.0, 12.1, 0.0, -0.0]), st.text(max_size=5)),
+            max_size=6,
+        ),
+        max_size=4,
+    )
+)
+def test_the_body_size_as_a_counter_finds_it(pages: list[list[tuple[float, str]]]) -> None:
+    lines = [[Line(t, 0.0, 0.0, s, False, False) for s, t in page] for page in pages]
+    sizes: Counter[float] = Counter()
+    for page in lines:
+        for ln in page:
+            sizes[round(ln.size * 2) / 2] += len(ln.text)
+    assert body_size(lines) == (sizes.most_common(1)[0][0] if sizes else 0.0)

@@ -24,6 +24,14 @@ def _word_chars(s: str) -> str:
     return _NON_WORD.sub("", s)
 
 
+def title_chars(text: str) -> str:
+    """``text``'s word characters, case-folded: every key ``norm_title`` gives for a text
+    ends it (the key is the word characters of a part that ends the text, or all of
+    them), and that of texts joined by blanks is theirs one after the other (case folding
+    and the word test go character by character)."""
+    return _word_chars(text.casefold())
+
+
 def norm_title(text: str) -> str:
     """Fold case, numbering, punctuation and spacing: the key headings match on."""
     s = text.casefold().strip()  # no blank at either end

@@ -261,10 +261,12 @@ def page_stats(lines: Sequence[Line]) -> PageStats:
             xs[x] = xs.get(x, 0) + 1
     # the first x of the most lines, as ``Counter.most_common(1)`` picks it
     left = float(max(xs.items(), key=_COUNT)[0]) if xs else min(ln.x for ln in lines)
+    # ``1.0 if s < 1.0 else s`` is ``max(s, 1.0)``, NaN kept, without the call
     gaps = [
-        a.y - b.y
+        gap
         for a, b in itertools.pairwise(lines)
-        if 0 < a.y - b.y < 3 * max(a.size, 1.0) and abs(a.size - b.size) < 0.5
+        if 0 < (gap := a.y - b.y) < 3 * (1.0 if a.size < 1.0 else a.size)
+        and abs(a.size - b.size) < 0.5
     ]
     gap = statistics.median(gaps) if gaps else max(lines[0].size, 1.0) * 1.2
     lens = sorted(len(ln.text) for ln in lines)
@@ -292,10 +294,11 @@ def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True
         return False
     if not same_page:
         return (hyphen or not ends) and (lower_start or hyphen)
-    if abs(prev.size - cur.size) > 0.12 * max(prev.size, cur.size, 1.0):
+    most = cur.size if cur.size > prev.size else prev.size  # max(prev.size, cur.size, 1.0)
+    if abs(prev.size - cur.size) > 0.12 * (1.0 if most < 1.0 else most):
         return False
     dy = prev.y - cur.y
-    size = max(cur.size, 1.0)
+    size = 1.0 if cur.size < 1.0 else cur.size  # max(cur.size, 1.0)
     if dy < -1.0 or dy > stats.gap * 1.45 + 0.5:
         # a new column or a float between two lines: go on only mid-sentence
         return (not ends or hyphen) and (lower_start or hyphen)
