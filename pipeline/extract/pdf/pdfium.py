@@ -319,6 +319,22 @@ def _spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each non-empty line of a page's text: lines end at a line break
     ("\r\n" or "\n", left out) and after a hyphen marker (kept: PDFium joined a
     hyphenated line there)."""
+    if "\ufffe" in text or "\x02" in text:
+        return _spans_marked(text)
+    # no hyphen marker (most pages): the lines between line breaks, a 3rd of the time
+    out: list[tuple[int, int]] = []
+    a = 0
+    for line in text.split("\n"):
+        b = a + len(line)
+        end = b - 1 if line[-1:] == "\r" else b
+        if end > a:
+            out.append((a, end))
+        a = b + 1
+    return out
+
+
+def _spans_marked(text: str) -> list[tuple[int, int]]:
+    """``_spans`` of a page's text that holds a hyphen marker."""
     out: list[tuple[int, int]] = []
     a = 0
     text += "\n"
