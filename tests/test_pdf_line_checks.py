@@ -13,12 +13,9 @@ from pipeline.extract.boilerplate import _LAST_NUMBER, _trailing_number
 from pipeline.extract.pdf.headings import body_size
 from pipeline.extract.pdf.layout import _SENTENCE_END, Line, ends_sentence
 from pipeline.extract.pdf.statements import (
-    _VALUE_MARK,
-    _WORD_VALUES,
     CHAR_WIDTH,
     _cell_values,
     _is_value,
-    _may_hold_value,
     _tokens,
     _Value,
 )
@@ -76,15 +73,6 @@ def _cell_values_by_tokens(x: float, text: str, size: float) -> list[_Value] | N
 @example("—")
 def test_a_cell_of_values_as_its_tokens_tell(text: str) -> None:
     assert _cell_values(10.0, text, 9.0) == _cell_values_by_tokens(10.0, text, 9.0)
-
-
-@given(_LINE)
-@example("Net sales NM")
-@example("n/a\tx")
-@example("NMA")
-def test_a_line_that_may_hold_a_value_as_its_words_tell(text: str) -> None:
-    by_words = _VALUE_MARK.search(text) is not None or not _WORD_VALUES.isdisjoint(text.split())
-    assert _may_hold_value(text) == by_words
 
 
 @given(

@@ -124,17 +124,12 @@ def _peel(x: float, text: str, size: float) -> tuple[str, list[_Value]]:
 # sign (``_VALUE``, ``_CURRENCY``)
 _VALUE_MARK = re.compile(r"[\d—–\-$€£¥]")
 _WORD_VALUES = frozenset({"NM", "NA", "N/A", "nm", "na", "n/a"})
-# either in one search: a mark, or a word-only value as a whole blank-separated word
-# (``\S`` is what ``str.split`` does not split on), without splitting the line
-_MAY_HOLD_VALUE = re.compile(
-    _VALUE_MARK.pattern + "|(?<!\\S)(?:" + "|".join(sorted(_WORD_VALUES)) + ")(?!\\S)"
-)
 
 
 def _may_hold_value(text: str) -> bool:
     """Whether a word of ``text`` may be a value or a currency sign: most lines of prose
     hold none, and are then not tokenized."""
-    return _MAY_HOLD_VALUE.search(text) is not None
+    return _VALUE_MARK.search(text) is not None or not _WORD_VALUES.isdisjoint(text.split())
 
 
 def read_row(line: Line) -> Row | None:
