@@ -14,8 +14,13 @@ from hypothesis import strategies as st
 from pipeline.extract.pdf import pdfium
 from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
 from pipeline.extract.pdf.pdfium import (
+    _HIGH,
     _RTL,
+    _UNCLEAN,
+    _clean,
+    _clean_plain,
     _object_starts,
+    _round1,
     _Run,
     _spans,
     _visual_lines,
@@ -194,7 +199,7 @@ def _spans_by_alternation(text: str) -> list[tuple[int, int]]:
     return out
 
 
-@given(st.text(alphabet="a \r\n\ufffe\x02", max_size=30))
+@given(st.text(alphabet="a \r\n\ufffe\x02", max_size=30) | st.text(alphabet="a \r\n", max_size=30))
 def test_lines_split_as_the_alternation_did(text: str) -> None:
     assert _spans(text) == _spans_by_alternation(text)
 
@@ -203,3 +208,28 @@ def test_lines_split_as_the_alternation_did(text: str) -> None:
 def test_a_page_without_right_to_left_characters_is_told_by_its_largest(text: str) -> None:
     if text and max(text) < "\u0590":
         assert _RTL.search(text) is None
+
+
+@given(st.text(max_size=40))
+def test_a_character_from_u0590_on_is_found_as_the_largest_tells(text: str) -> None:
+    """``_HIGH`` (what ``_lines`` asks before the right-to-left pattern) finds a character
+    exactly when the text's largest is U+0590 or above."""
+    assert (_HIGH.search(text) is not None) == (bool(text) and max(text) >= "\u0590")
+
+
+@given(st.lists(st.floats(), max_size=8))
+@example([0.0, -0.0, 0.04, -0.04, float("nan"), 0.05, 0.15, 2.675])
+def test_rounding_remembered_is_round(values: list[float]) -> None:
+    """``_round1`` gives what ``round(v, 1)`` gives, the sign of a zero included, when the
+    value (or one equal to it) was rounded before too."""
+    for v in [*values, *values]:
+        assert repr(_round1(v)) == repr(round(v, 1))
+
+
+@given(st.text(alphabet=" \r\x02\ufffe\t/ﬁ\u00a0\x01ab-", max_size=20) | st.text(max_size=30))
+@example("  a\r\x02 b  ")
+def test_a_plain_page_is_cleaned_as_every_page(text: str) -> None:
+    """Text holding no character of ``_UNCLEAN`` (as on a page without one) is cleaned
+    by ``_clean_plain`` as ``_clean`` cleans it."""
+    if _UNCLEAN.search(text) is None:
+        assert _clean_plain(text) == _clean(text)

@@ -12,6 +12,7 @@ from pipeline.text.titles import (
     _NUMBERING,
     _word_chars,
     norm_title,
+    title_chars,
 )
 
 
@@ -52,3 +53,15 @@ _TITLE_PARTS = st.sampled_from(
 @given(st.lists(_TITLE_PARTS, max_size=8).map("".join) | st.text(max_size=30))
 def test_norm_title_finds_the_numbering_as_the_substitution_did(text: str) -> None:
     assert norm_title(text) == _norm_title_by_substitution(text)
+
+
+_TITLE_TEXT = st.lists(_TITLE_PARTS, max_size=8).map("".join) | st.text(max_size=30)
+
+
+@given(_TITLE_TEXT, _TITLE_TEXT)
+def test_a_title_key_ends_the_title_characters_of_its_text(a: str, b: str) -> None:
+    """What ``headings._may_read_as`` rests on: ``norm_title`` of a window of lines ends
+    the lines' ``title_chars`` one after the other."""
+    assert title_chars(a).endswith(norm_title(a))
+    assert title_chars(a + " " + b) == title_chars(a) + title_chars(b)
+    assert title_chars(a + " " + b).endswith(norm_title(a + " " + b))

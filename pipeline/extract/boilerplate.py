@@ -31,12 +31,18 @@ MIN_REPEAT_DENSITY = 0.3  # ... and on this share of the pages between its first
 _LAST_NUMBER = re.compile(r"\s+(?:\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$")
 
 
+_NUMERAL_ENDS = frozenset("ivxlcIVXLC")
+
+
 def _trailing_number(text: str) -> bool:
     """``text`` is a title ending in a page number: what
     ``^.*[^\\W\\d_].*?\\S\\s+(?:\\d{1,4}|[ivxlc]{1,7}|[IVXLC]{1,7})$`` matches, in linear
     time (that pattern backtracks quadratically on every line that does not end in a
     number): the number is the last word, and the title before it holds a letter before
     its last character and no line break."""
+    last = text[-1:]  # what the pattern can end on (``$`` before a final line break too)
+    if not (last.isdecimal() or last in _NUMERAL_ENDS or last == "\n"):
+        return False
     m = _LAST_NUMBER.search(text)
     if m is None:
         return False

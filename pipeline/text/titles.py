@@ -24,9 +24,19 @@ def _word_chars(s: str) -> str:
     return _NON_WORD.sub("", s)
 
 
+def title_chars(text: str) -> str:
+    """``text``'s word characters, case-folded: every key ``norm_title`` gives for a text
+    ends it (the key is the word characters of a part that ends the text, or all of
+    them), and that of texts joined by blanks is theirs one after the other (case folding
+    and the word test go character by character)."""
+    return _word_chars(text.casefold())
+
+
 def norm_title(text: str) -> str:
     """Fold case, numbering, punctuation and spacing: the key headings match on."""
-    s = _LEADING_NON_WORD.sub("", text.casefold().strip())  # no blank at either end
+    s = text.casefold().strip()  # no blank at either end
+    if not s[:1].isalnum():  # else nothing to drop: [\W_] is what str.isalnum is not
+        s = _LEADING_NON_WORD.sub("", s)
     while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
         # the pattern is anchored: an empty match leaves ``s`` as it is (most lines)
         m = _NUMBERING.match(s)

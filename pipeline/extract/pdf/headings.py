@@ -15,8 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from itertools import chain
+from operator import itemgetter
 
-from ...text.titles import norm_title
+from ...text.titles import norm_title, title_chars
 from .contents import Contents
 from .heading_evidence import (
     Head,
@@ -217,6 +218,7 @@ class _OutlineSearch:
     used: set[tuple[int, int]] = field(default_factory=set)
     cursor: dict[int, int] = field(default_factory=dict)
     keys: dict[tuple[int, int, int], str] = field(default_factory=dict)
+    chars: dict[tuple[int, int], str] = field(default_factory=dict)  # ``title_chars`` per line
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +336,8 @@ def _find(
 def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
     """How many free lines from ``i`` (1–3) read as the title ``key``; 0 when none do."""
     n = len(s.pages[p])
+    if not _may_read_as(s, p, i, key, n):
+        return 0
     used = s.used
     for k in (1, 2, 3):
         # lines i .. i+k-1 free (those before the last were checked for a smaller k)
@@ -345,6 +349,22 @@ def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
         if len(wk) > len(key) + 40:  # longer lines will not shrink back to the title
             return 0
     return 0
+
+
+def _may_read_as(s: _OutlineSearch, p: int, i: int, key: str, n: int) -> bool:
+    """Whether a window of one to three lines from ``i`` may have the key ``key``: only if
+    ``key`` ends the window's ``title_chars`` (the lines' one after the other). Most do
+    not, and their windows are then not normalised (``_title_span`` finds no title there
+    whatever it reads)."""
+    chars = ""
+    for j in range(i, min(i + 3, n)):
+        got = s.chars.get((p, j))
+        if got is None:
+            got = s.chars[(p, j)] = title_chars(s.pages[p][j].text)
+        chars += got
+        if chars.endswith(key):
+            return True
+    return False
 
 
 def _find_similar(s: _OutlineSearch, p: int, b: _Sought, start: int) -> tuple[int, Placed] | None:
@@ -402,12 +422,21 @@ def _insert_at(
 # --- font-size evidence ------------------------------------------------------------------
 
 
+_COUNT = itemgetter(1)
+
+
 def body_size(pages: Sequence[Sequence[Line]]) -> float:
-    sizes: Counter[float] = Counter()
+    """The size of the most characters, to the half point (the first of the most, as
+    ``Counter.most_common(1)`` picks it); each distinct size rounded once."""
+    sizes: dict[float, int] = {}
+    half: dict[float, float] = {}
     for lines in pages:
         for ln in lines:
-            sizes[round(ln.size * 2) / 2] += len(ln.text)
-    return sizes.most_common(1)[0][0] if sizes else 0.0
+            h = half.get(ln.size)
+            if h is None:  # NaN is never found: ``round`` raises on it as it did
+                h = half[ln.size] = round(ln.size * 2) / 2
+            sizes[h] = sizes.get(h, 0) + len(ln.text)
+    return max(sizes.items(), key=_COUNT)[0] if sizes else 0.0
 
 
 _NUMBERED = re.compile(

@@ -54,6 +54,7 @@ _BOLD_NAME = re.compile(
 _MONO_NAME = re.compile(r"mono|courier|typewriter|cmtt|sftt|consol|inconsolata|menlo|\btt\d", re.I)
 _BULLET = re.compile(r"^(?:[•◦▪▫‣∙●○■□–—*-]\s|\(?\d{1,2}[.)]\s|\(?[a-z][.)]\s|\([ivx]+\)\s)")
 _SENTENCE_END = re.compile(r"[.!?:;…\"”’)\]]$")
+_SENTENCE_END_CHARS = frozenset('.!?:;…"”’)]')  # the class of _SENTENCE_END
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 
 
@@ -260,10 +261,12 @@ def page_stats(lines: Sequence[Line]) -> PageStats:
             xs[x] = xs.get(x, 0) + 1
     # the first x of the most lines, as ``Counter.most_common(1)`` picks it
     left = float(max(xs.items(), key=_COUNT)[0]) if xs else min(ln.x for ln in lines)
+    # ``1.0 if s < 1.0 else s`` is ``max(s, 1.0)``, NaN kept, without the call
     gaps = [
-        a.y - b.y
+        gap
         for a, b in itertools.pairwise(lines)
-        if 0 < a.y - b.y < 3 * max(a.size, 1.0) and abs(a.size - b.size) < 0.5
+        if 0 < (gap := a.y - b.y) < 3 * (1.0 if a.size < 1.0 else a.size)
+        and abs(a.size - b.size) < 0.5
     ]
     gap = statistics.median(gaps) if gaps else max(lines[0].size, 1.0) * 1.2
     lens = sorted(len(ln.text) for ln in lines)
@@ -271,21 +274,31 @@ def page_stats(lines: Sequence[Line]) -> PageStats:
     return PageStats(left, gap, max(typical, 20))
 
 
+def ends_sentence(text: str) -> bool:
+    """What ``_SENTENCE_END.search(text)`` finds, from the last character (``$`` matches
+    before a final line break too): the search tried the pattern at every position."""
+    last = text[-1:]
+    if last == "\n":
+        last = text[-2:-1]
+    return last in _SENTENCE_END_CHARS
+
+
 def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True) -> bool:
     """Whether ``cur`` continues the paragraph that ``prev`` ends."""
     if prev.mono or cur.mono:
         return prev.mono and cur.mono and (not same_page or 0 < prev.y - cur.y < stats.gap * 2.2)
-    ends = _SENTENCE_END.search(prev.text) is not None
+    ends = ends_sentence(prev.text)
     hyphen = prev.text.endswith(("-", "\u00ad")) and not prev.text.endswith("--")
     lower_start = cur.text[:1].islower()
     if _BULLET.match(cur.text):
         return False
     if not same_page:
         return (hyphen or not ends) and (lower_start or hyphen)
-    if abs(prev.size - cur.size) > 0.12 * max(prev.size, cur.size, 1.0):
+    most = cur.size if cur.size > prev.size else prev.size  # max(prev.size, cur.size, 1.0)
+    if abs(prev.size - cur.size) > 0.12 * (1.0 if most < 1.0 else most):
         return False
     dy = prev.y - cur.y
-    size = max(cur.size, 1.0)
+    size = 1.0 if cur.size < 1.0 else cur.size  # max(cur.size, 1.0)
     if dy < -1.0 or dy > stats.gap * 1.45 + 0.5:
         # a new column or a float between two lines: go on only mid-sentence
         return (not ends or hyphen) and (lower_start or hyphen)

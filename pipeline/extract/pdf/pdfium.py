@@ -30,7 +30,16 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
-from .layout import _BOLD_NAME, _MONO_NAME, Line, PageFailure, PageLines, clean_text
+from .layout import (
+    _BOLD_NAME,
+    _LIGATURES_NO_CONTROL,
+    _MONO_NAME,
+    _SPACES,
+    Line,
+    PageFailure,
+    PageLines,
+    clean_text,
+)
 
 _VP, _INT, _DBL = ctypes.c_void_p, ctypes.c_int, ctypes.c_double
 _T = TypeVar("_T")
@@ -46,7 +55,18 @@ _RTL = re.compile(
     "[\u0590-\u08ff\u200f\u202b\u202e\u2067\ufb1d-\ufdff\ufe70-\ufefe"
     "\U00010800-\U00010fff\U0001e800-\U0001efff]"
 )
+# a character from U+0590 on (where right-to-left scripts begin): most pages hold none
+# past their quotes and ligatures, and this finds one ~50 times faster than ``max(text)``
+_HIGH = re.compile("[^\x00-\u058f]")
 _HYPHEN = str.maketrans({"\ufffe": "-", "\x02": "-"})
+# what ``clean_text`` looks for besides runs of spaces (a glyph name's "/", ligatures, odd
+# spaces, controls, tabs), but "\r" and "\x02", which ``_clean`` drops or makes a hyphen
+# first: the lines of a page that holds none are cleaned by ``_clean_plain``
+_UNCLEAN = re.compile(
+    "[/\t"
+    + "".join(re.escape(chr(k)) for k in sorted(_LIGATURES_NO_CONTROL) if chr(k) not in "\r\x02")
+    + "]"
+)
 # TeX math-symbol fonts (OMS encoding) embedded without a usable ToUnicode map: PDFium
 # passes the character codes through (⟨key⟩ comes out as "hkeyi", ≠ as "6="). Only
 # digits and lower-case letters are remapped; other ASCII may be a right mapping.
@@ -92,7 +112,9 @@ class _Api:
         self.close_page = bind("FPDFText_ClosePage", [_VP], None)
         self.count_chars = bind("FPDFText_CountChars", [_VP], _INT)
         self.get_text = bind("FPDFText_GetText", [_VP, _INT, _INT, _VP], _INT)
-        self.get_unicode = bind("FPDFText_GetUnicode", [_VP, _INT], ctypes.c_uint)
+        # per character on a page whose text comes back with another length: bound
+        # without ``argtypes`` like the calls below (23 pages of the bench PDFs, 36 k calls)
+        self.get_unicode = bind("FPDFText_GetUnicode", None, ctypes.c_uint)
         # called per character or per run, so without ``argtypes`` (half the cost of a
         # call): they take the text page as a ``c_void_p`` (``_Api.handle``), an index
         # (a Python int is passed as a C int) and the out-parameters below as ``c_void_p``
@@ -258,13 +280,10 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         return []
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
-    # no right-to-left character below U+0590: most pages are told by their largest one
-    jump = max(text) < "\u0590" or _RTL.search(text) is None
-    for a, b in _spans(text):
-        if per_char:
-            runs = _runs_per_char(api, tp, text, a, b, fonts, jump)
-        else:
-            runs = _runs_per_word(api, tp, text, a, b, fonts, jump)
+    # no right-to-left character below U+0590: most pages hold none from there on
+    jump = text.isascii() or _HIGH.search(text) is None or _RTL.search(text) is None
+    read = _runs_per_char if per_char else _runs_per_word
+    for runs in read(api, tp, text, _spans(text), fonts, jump):
         if len(runs) == 1:  # what _visual_lines makes of it
             found.append(runs)
         else:
@@ -285,8 +304,12 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
         merged.append(runs)
     out: list[Line] = []
     right_edge = api.right_edge
+    clean = _clean_plain if _UNCLEAN.search(text) is None else _clean
     for runs in merged:
-        line = _line(runs, tp, right_edge)
+        if len(runs) == 1:
+            line = _one_run_line(runs[0], clean)
+        else:
+            line = _line(runs, tp, right_edge, clean)
         if line is not None:
             out.append(line)
     return out
@@ -296,6 +319,22 @@ def _spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` of each non-empty line of a page's text: lines end at a line break
     ("\r\n" or "\n", left out) and after a hyphen marker (kept: PDFium joined a
     hyphenated line there)."""
+    if "\ufffe" in text or "\x02" in text:
+        return _spans_marked(text)
+    # no hyphen marker (most pages): the lines between line breaks, a 3rd of the time
+    out: list[tuple[int, int]] = []
+    a = 0
+    for line in text.split("\n"):
+        b = a + len(line)
+        end = b - 1 if line[-1:] == "\r" else b
+        if end > a:
+            out.append((a, end))
+        a = b + 1
+    return out
+
+
+def _spans_marked(text: str) -> list[tuple[int, int]]:
+    """``_spans`` of a page's text that holds a hyphen marker."""
     out: list[tuple[int, int]] = []
     a = 0
     text += "\n"
@@ -447,58 +486,71 @@ def _jumped_over(
 
 
 def _runs_per_word(
-    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, jump: bool
-) -> list[_Run]:
-    """Runs from the text object of each word's first character (a font change inside a
-    word is not seen; that is the price of reading words rather than characters)."""
-    words = [m.span() for m in _WORD.finditer(text, a, b)]
-    starts = _object_starts(api.text_object, tp, [w[0] for w in words], jump=jump)
-    if not starts:
-        return []
-    out = []
-    run, font_of, flags_of = api.run, api.font, fonts.flags.get
-    n, s = len(words), a
-    for j, (k, obj) in enumerate(starts):
-        nxt = starts[j + 1][0] if j + 1 < len(starts) else n
-        e = words[nxt][0] if nxt < n else b
-        flags = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
-        out.append(run(tp, text[s:e], words[k][0], words[nxt - 1][1] - 1, flags[0], flags[1]))
-        s = e
-    return out
+    api: _Api, tp: _Tp, text: str, spans: list[tuple[int, int]], fonts: Fonts, jump: bool
+) -> list[list[_Run]]:
+    """Each line's runs (a line without a text object left out), from the text object of
+    each word's first character (a font change inside a word is not seen; that is the
+    price of reading words rather than characters). A page's lines in one call: what
+    each line's reading needs is looked up once."""
+    probe, run, font_of, flags_of = api.text_object, api.run, api.font, fonts.flags.get
+    words = _WORD.finditer
+    lines: list[list[_Run]] = []
+    for a, b in spans:
+        at = [m.start() for m in words(text, a, b)]
+        starts = _object_starts(probe, tp, at, jump=jump)
+        if not starts:
+            continue
+        out = []
+        n, s = len(at), a
+        for j, (k, obj) in enumerate(starts):
+            nxt = starts[j + 1][0] if j + 1 < len(starts) else n
+            e = at[nxt] if nxt < n else b
+            piece = text[s:e]  # its last non-blank ends the last word before ``e``
+            flags = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
+            out.append(run(tp, piece, at[k], s + len(piece.rstrip()) - 1, flags[0], flags[1]))
+            s = e
+        lines.append(out)
+    return lines
 
 
 def _runs_per_char(
-    api: _Api, tp: _Tp, text: str, a: int, b: int, fonts: Fonts, jump: bool
-) -> list[_Run]:
-    starts = _object_starts(api.text_object, tp, range(a, b), jump=jump)
-    if not starts:
-        return []
-    out: list[_Run] = []
-    run, font_of, flags_of = api.run, api.font, fonts.flags.get
-    pending = ""  # a blank run joins the next one
-    n = len(starts)
-    s = a  # leading characters with no object: the first run's
-    for j in range(n):
-        e = a + starts[j + 1][0] if j + 1 < n else b
-        raw = text[s:e]
-        stripped = raw.strip()
-        if not stripped:
-            pending += raw
-            s = e
+    api: _Api, tp: _Tp, text: str, spans: list[tuple[int, int]], fonts: Fonts, jump: bool
+) -> list[list[_Run]]:
+    """Each line's runs (a line without a text object left out), from the text object of
+    every character; a page's lines in one call."""
+    probe, run, font_of, flags_of = api.text_object, api.run, api.font, fonts.flags.get
+    lines: list[list[_Run]] = []
+    for a, b in spans:
+        starts = _object_starts(probe, tp, range(a, b), jump=jump)
+        if not starts:
             continue
-        first = s + raw.find(stripped)  # its first non-blank: no earlier place holds it
-        obj = starts[j][1]
-        bold, mono, symbol = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
-        if symbol:
-            raw = raw.translate(_OMS)
-        if pending:
-            raw = pending + raw
-            pending = ""
-        out.append(run(tp, raw, first, first + len(stripped) - 1, bold, mono))
-        s = e
-    if pending and out:
-        out[-1] = out[-1]._replace(text=out[-1].text + pending)
-    return out
+        out: list[_Run] = []
+        pending = ""  # a blank run joins the next one
+        n = len(starts)
+        s = a  # leading characters with no object: the first run's
+        for j in range(n):
+            e = a + starts[j + 1][0] if j + 1 < n else b
+            raw = text[s:e]
+            stripped = raw.strip()
+            if not stripped:
+                pending += raw
+                s = e
+                continue
+            first = s + raw.find(stripped)  # its first non-blank: no earlier place holds it
+            obj = starts[j][1]
+            bold, mono, symbol = flags_of(font_of(obj) or 0) or _font_flags(api, obj, fonts)
+            if symbol:
+                raw = raw.translate(_OMS)
+            if pending:
+                raw = pending + raw
+                pending = ""
+            out.append(run(tp, raw, first, first + len(stripped) - 1, bold, mono))
+            s = e
+        if pending and out:
+            out[-1] = out[-1]._replace(text=out[-1].text + pending)
+        if out:
+            lines.append(out)
+    return lines
 
 
 def _clean(raw: str) -> str:
@@ -526,80 +578,125 @@ def _join_drop_cap(runs: list[_Run]) -> list[_Run]:
     return [word, *runs[2:]]
 
 
-def _line(runs: list[_Run], tp: _Tp, right_edge: Callable[[_Tp, int], float]) -> Line | None:
-    """One line as ``LineCollector`` makes it: most common size by characters, bold or
-    mono when 80% of the characters are, cells where a run starts well right of the
-    previous one's end (here the real glyph end, ``right_edge(tp, run.last)``, rather than
-    an estimate)."""
-    if len(runs) == 1:
-        r = runs[0]
-        text = _clean(r.text)
-        if not text:
-            return None
-        many = max(r.chars, 1)
-        return _new(
-            Line,
-            (
-                text,
-                round(r.x, 1),
-                round(r.y, 1),
-                round(r.size, 1),
-                (r.chars if r.bold else 0) / many >= 0.8,
-                (r.chars if r.mono else 0) / many >= 0.8,
-                (),
-            ),
-        )
-    runs = _join_drop_cap(runs)
-    text = _clean("".join([r.text for r in runs]))
+def _clean_plain(raw: str) -> str:
+    """``_clean(raw)`` for the text of a page without a character of ``_UNCLEAN``: hyphen
+    markers made hyphens, "\r" dropped, runs of spaces folded, the ends stripped."""
+    if "\ufffe" in raw or "\x02" in raw:
+        raw = raw.translate(_HYPHEN)
+    raw = raw.replace("\r", "")
+    if "  " in raw:
+        raw = _SPACES.sub(" ", raw)
+    return raw.strip()
+
+
+def _one_run_line(r: _Run, clean: Callable[[str], str]) -> Line | None:
+    """A line of one run (``_line`` for it: no cells, no right edge read)."""
+    text = clean(r.text)
     if not text:
         return None
-    sizes: dict[float, int] = {}
-    chars = bold = mono = 0
+    many = max(r.chars, 1)
+    return _new(
+        Line,
+        (
+            text,
+            _round1(r.x),
+            _round1(r.y),
+            _round1(r.size),
+            (r.chars if r.bold else 0) / many >= 0.8,
+            (r.chars if r.mono else 0) / many >= 0.8,
+            (),
+        ),
+    )
+
+
+def _line(
+    runs: list[_Run],
+    tp: _Tp,
+    right_edge: Callable[[_Tp, int], float],
+    clean: Callable[[str], str],
+) -> Line | None:
+    """One line of two runs or more as ``LineCollector`` makes it: most common size by
+    characters, bold or mono when 80% of the characters are, cells where a run starts well
+    right of the previous one's end (here the real glyph end, ``right_edge(tp,
+    run.last)``, rather than an estimate)."""
+    if not runs[0].size < DROP_CAP_RATIO * runs[1].size:  # else no drop cap: not called
+        runs = _join_drop_cap(runs)
+    text = clean("".join([r.text for r in runs]))
+    if not text:
+        return None
+    rounded = _ROUNDED.get
+    r = runs[0]
+    # the first run: the first stretch's left edge and right-most glyph end
+    left, right = r.x, right_edge(tp, r.last)
+    chars = r.chars
+    bold = chars if r.bold else 0
+    mono = chars if r.mono else 0
+    key = rounded(r.size)
+    sizes: dict[float, int] = {_round1(r.size) if key is None else key: chars}
     cuts = [0]  # the first run of each horizontally separate stretch (a cell)
-    left = right = 0.0  # the current stretch's left edge and right-most glyph end
     final = len(runs) - 1  # the last run's end is never compared: not read
-    for i in range(final + 1):
+    for i in range(1, final + 1):
         _raw, n, x, _y, rsize, glyph, rbold, rmono = runs[i]
-        if i == 0:
-            left = x
-            right = right_edge(tp, glyph)
+        reach = rsize * 1.5
+        if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
+            reach = 4.0
+        if left - 1.0 <= x <= right + reach:
+            if i < final:
+                end = right_edge(tp, glyph)
+                if end > right:
+                    right = end
         else:
-            reach = rsize * 1.5
-            if reach < 4.0:  # max(size * 1.5, 4.0), NaN kept as max keeps it
-                reach = 4.0
-            if left - 1.0 <= x <= right + reach:
-                if i < final:
-                    end = right_edge(tp, glyph)
-                    if end > right:
-                        right = end
-            else:
-                cuts.append(i)
-                left = x
-                if i < final:
-                    right = right_edge(tp, glyph)
-        key = round(rsize, 1)
+            cuts.append(i)
+            left = x
+            if i < final:
+                right = right_edge(tp, glyph)
+        key = rounded(rsize)
+        if key is None:
+            key = _round1(rsize)
         sizes[key] = sizes.get(key, 0) + n
         chars += n
         if rbold:
             bold += n
         if rmono:
             mono += n
-    cells: tuple[tuple[float, str], ...] = ()
-    if len(cuts) >= 2:
-        cuts.append(final + 1)
-        cells = tuple(
-            (round(runs[c].x, 1), t)
-            for c, d in pairwise(cuts)
-            if (t := _clean("".join([r.text for r in runs[c:d]])))
-        )
-        if len(cells) < 2:
-            cells = ()
+    cells = _cells(runs, cuts, clean) if len(cuts) >= 2 else ()
     chars = max(chars, 1)
     # the first size of the most characters (as ``Counter.most_common(1)`` picks it)
     size = next(iter(sizes)) if len(sizes) == 1 else max(sizes.items(), key=_COUNT)[0]
-    r = runs[0]
-    x, y = round(r.x, 1), round(r.y, 1)
+    x, y = _round1(r.x), _round1(r.y)
     return _new(Line, (text, x, y, size, bold / chars >= 0.8, mono / chars >= 0.8, cells))
+
+
+def _cells(
+    runs: list[_Run], cuts: list[int], clean: Callable[[str], str]
+) -> tuple[tuple[float, str], ...]:
+    """``(x, text)`` of the stretches that begin at ``cuts``, when two or more hold text."""
+    cuts.append(len(runs))
+    cells = tuple(
+        (_round1(runs[c].x), t)
+        for c, d in pairwise(cuts)
+        if (t := clean("".join([r.text for r in runs[c:d]])))
+    )
+    return cells if len(cells) >= 2 else ()
+
+
+# ``round(v, 1)`` of the values seen: sizes repeat on every line, positions (a margin, a
+# baseline) on most; a look-up costs a sixth of ``round`` (650 k of them on the bench PDFs)
+_ROUNDED: dict[float, float] = {}
+_ROUNDED_MOST = 1 << 16
+
+
+def _round1(v: float) -> float:
+    """``round(v, 1)``, remembered; 0.0 and -0.0 (one key, two results) and NaN (never
+    found) are not."""
+    r = _ROUNDED.get(v)
+    if r is None:
+        r = round(v, 1)
+        if v and v == v:
+            if len(_ROUNDED) >= _ROUNDED_MOST:
+                _ROUNDED.clear()
+            _ROUNDED[v] = r
+    return r
 
 
 _COUNT = itemgetter(1)

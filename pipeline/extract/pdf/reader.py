@@ -256,7 +256,7 @@ class TextBuilder:
         else:
             joined, offsets = join_lines([text for _, text in pieces], vocab)
             starts = [(page, off) for (page, _), off in zip(pieces, offsets, strict=True)]
-        escaped = _ESCAPE_HASH.sub(r"\1\\#", joined)
+        escaped = _ESCAPE_HASH.sub(r"\1\\#", joined) if "#" in joined else joined
         if escaped != joined:  # offsets shift by one per escaped line start
             shifts = [m.start() for m in _ESCAPE_HASH.finditer(joined)]
             starts = [(pg, off + sum(1 for s in shifts if s < off)) for pg, off in starts]

@@ -89,6 +89,11 @@ def _is_value(word: str) -> bool:
 
 def _cell_values(x: float, text: str, size: float) -> list[_Value] | None:
     """The values of a cell that holds nothing else, else None."""
+    first = text.split(None, 1)[:1]
+    if not first or (first[0] not in _CURRENCY and _VALUE.match(first[0]) is None):
+        # its first token is that word (or that word and "%", a value only if the word
+        # is one): the cell is not read further (a line of prose with a number in it)
+        return None
     words = _tokens(text)
     if not words or not all(_is_value(w) for _, w in words):
         return None
