@@ -245,9 +245,10 @@ class LexicalIndex:
             if LEAD_ONCE and lead and out:
                 # Rows are named by their address in the searcher, not loaded again.
                 where = {_at(a): m.id for (_, a), m in zip(found.hits, out, strict=True)}
-                ids = [m.id for m in out]
-                scores = {where[a]: s for a, s in self._lead_scores(ids, lead).items()}
-                captioned = frozenset(where[a] for a in self._captioned(ids, lead_terms))
+                alone = _Q.boost_query(_any(lead), LEAD_WEIGHT)
+                scores = self._among(where, tantivy.Occur.Should, alone)
+                caption = _any([_term("caption", t) for t in lead_terms])
+                captioned = frozenset(self._among(where, tantivy.Occur.Must, caption))
                 out = _lead_once(out, scores, captioned)
         except ValueError as exc:
             raise DamagedIndex(f"lexical index at {self.path} cannot be read: {exc}") from exc
@@ -255,31 +256,15 @@ class LexicalIndex:
         out.sort(key=lambda m: (-m.score, m.doc_id, m.order))
         return out[:k]
 
-    def _lead_scores(self, ids: Sequence[str], lead: Sequence[Any]) -> dict[tuple[int, int], float]:
-        """The weighted BM25 of the lead alone, for the snippets ``ids`` (by address)."""
-        query = _Q.boolean_query(
-            [
-                (
-                    tantivy.Occur.Must,
-                    _Q.const_score_query(_Q.term_set_query(SCHEMA, "id", ids), 0.0),
-                ),
-                (tantivy.Occur.Should, _Q.boost_query(_any(lead), LEAD_WEIGHT)),
-            ]
-        )
-        found = self._searcher.search(query, len(ids), count=False)
-        return {_at(addr): float(score) for score, addr in found.hits}
-
-    def _captioned(self, ids: Sequence[str], lead_terms: Sequence[str]) -> list[tuple[int, int]]:
-        """Those of the snippets ``ids`` whose table caption holds one of ``lead_terms``
-        (by address)."""
-        query = _Q.boolean_query(
-            [
-                (tantivy.Occur.Must, _Q.term_set_query(SCHEMA, "id", ids)),
-                (tantivy.Occur.Must, _any([_term("caption", t) for t in lead_terms])),
-            ]
-        )
-        found = self._searcher.search(query, len(ids), count=False)
-        return [_at(addr) for _, addr in found.hits]
+    def _among(
+        self, rows: Mapping[tuple[int, int], str], occur: Any, query: Any
+    ) -> dict[str, float]:
+        """``query``'s score for each of ``rows`` (address -> id) alone: every one of them
+        with ``occur`` Should (0 where it does not match), only those it matches with Must."""
+        only = _Q.const_score_query(_Q.term_set_query(SCHEMA, "id", list(rows.values())), 0.0)
+        query = _Q.boolean_query([(tantivy.Occur.Must, only), (occur, query)])
+        found = self._searcher.search(query, len(rows), count=False)
+        return {rows[_at(addr)]: float(score) for score, addr in found.hits}
 
     def elsewhere(self, term: str, doc_ids: Sequence[str]) -> tuple[int, int]:
         """How many snippets outside ``doc_ids`` hold ``term`` in their text, and how
