@@ -816,3 +816,101 @@ def test_navigation_links_name_the_headings_and_their_depth() -> None:
         ("Chapter 2. Vectors", 2),
         ("Section C  Spans", 3),
     ]
+
+
+def _layout_book(contents: list[str], chapters: list[tuple[str, str, list[str]]]) -> str:
+    """A pdftotext -layout text: a contents block, then each chapter opening its page with
+    its title (its label set beside it) and its numbered sections set off."""
+    body = []
+    for n, (title, rest, sections) in enumerate(chapters, 1):
+        label = f"{' ' * 50}Chapter   {n}"
+        body.append(
+            f"\f{title}\n{label}\n{rest}\n{PROSE}\n" if rest else f"\f{title}\n{label}\n{PROSE}\n"
+        )
+        body += [f"\n\n{n}.{k}. {s}\n\n{PROSE}\n" for k, s in enumerate(sections, 1)]
+    return "Think Python\n\nContents\n" + "\n".join(contents) + "\n\n" + "\n".join(body)
+
+
+def test_pdftotext_layout_contents_ranks_by_section_numbers_not_each_pages_columns() -> None:
+    # pdftotext -layout sets each page of a contents in its own columns: "3.8." sits six
+    # columns in where "3.7." sat three; every chapter ends with "Debugging . . . 7"-style
+    # entries that come back, numbers aside, and are still no running head
+    chapters = [
+        ("The way of the program", "", ["What is a program?", "Debugging", "Glossary"]),
+        ("Functions", "", ["Function calls", "Debugging", "Glossary"]),
+        ("Iteration", "", ["Reassignment", "Debugging", "Glossary"]),
+        ("Strings", "", ["A string is a sequence", "Debugging", "Glossary"]),
+    ]
+    rows = []
+    for n, (title, _, sections) in enumerate(chapters, 1):
+        pad = "   " if n <= 2 else "      "  # the contents' second page, its own columns
+        rows.append(f"{n}. {title}{' ' * 30}{n * 10}")
+        rows += [
+            f"{pad}{n}.{k}.    {s} . . . . . . . .    {n * 10 + k}"
+            for k, s in enumerate(sections, 1)
+        ]
+        rows.append("")
+    text = _layout_book(rows, chapters)
+    found = [(h.title, h.level) for h in find_heading_lines(text.split("\n"))]
+    assert found == [
+        h
+        for n, (title, _, sections) in enumerate(chapters, 1)
+        for h in [(title, 1), *((f"{n}.{k}. {s}", 2) for k, s in enumerate(sections, 1))]
+    ]
+
+
+def test_a_chapter_title_wrapped_round_its_label_is_one_heading() -> None:
+    # pdftotext -layout prints a title's last words under the "Chapter 2" set beside it:
+    # "Variables, expressions and", "      Chapter   2", "statements"
+    chapters = [
+        ("The way of the program", "", ["What is a program?"]),
+        ("Variables, expressions and", "statements", ["Assignment statements"]),
+        ("Case study: data structure", "selection", ["Word frequency analysis"]),
+    ]
+    rows = []
+    for n, (title, rest, sections) in enumerate(chapters, 1):
+        rows.append(f"{n}. {f'{title} {rest}'.strip()}{' ' * 30}{n * 10}")
+        rows += [
+            f"   {n}.{k}.    {s} . . . . . . . .    {n * 10 + k}" for k, s in enumerate(sections, 1)
+        ]
+    text = _layout_book(rows, chapters)
+    doc = flat_text_document(text, "book.txt")
+    headings = [(b.title, b.level) for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings == [
+        ("The way of the program", 1),
+        ("1.1. What is a program?", 2),
+        ("Variables, expressions and statements", 1),
+        ("2.1. Assignment statements", 2),
+        ("Case study: data structure selection", 1),
+        ("3.1. Word frequency analysis", 2),
+    ]
+    assert "\nstatements\n" not in doc.text  # the title's rest joined the heading
+
+
+def test_a_line_under_a_chapter_label_that_opens_with_a_capital_stays_text() -> None:
+    # a short first line of the chapter's text under the label is no rest of its title
+    chapters = [
+        ("Functions", "Programs are made of", ["Function calls"]),
+        ("Iteration", "", ["Reassignment"]),
+        ("Strings", "", ["Slices"]),
+    ]
+    rows = [
+        f"{n}. {t}{' ' * 30}{n}\n   {n}.1.    {s[0]} . . . .   {n}"
+        for n, (t, _, s) in enumerate(chapters, 1)
+    ]
+    doc = flat_text_document(_layout_book(rows, chapters), "book.txt")
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings[:2] == ["Functions", "1.1. Function calls"]
+    assert "\nPrograms are made of\n" in doc.text
+
+
+def test_a_contents_block_runs_over_a_page_number_and_a_form_feed() -> None:
+    # pdftotext -layout ends a contents page with blank lines and its page number, then a
+    # form feed: the block goes on over them, so every chapter is named, not only the
+    # longest page's
+    first = [f"{n} Chapter title number {n}{' ' * 30}{n}" for n in range(1, 5)]
+    second = [f"{n} Chapter title number {n}{' ' * 30}{n}" for n in range(5, 12)]
+    contents = "\n\n".join(first) + "\n\n\n\n" + " " * 40 + "2\n\f" + "\n\n".join(second)
+    body = "\n".join(f"\n\n{n}    Chapter title number {n}\n{PROSE}\n" for n in range(1, 12))
+    found = find_heading_lines(f"Manual\n\nContents\n{contents}\n{body}".split("\n"))
+    assert [h.title for h in found] == [f"{n}    Chapter title number {n}" for n in range(1, 12)]

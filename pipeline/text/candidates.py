@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .entries import entry_length, is_prose, numbered_key
-from .labels import bare_numeral, label_only
+from .labels import MAX_TITLE_CHARS, bare_numeral, label_only
 from .layout import heads_text, in_short_run, page_top, standalone
-from .shapes import heading_level, numbered_title, series_keyword
+from .shapes import END_PUNCT, heading_level, numbered_title, series_keyword
 from .titles import entry_key
 
 
@@ -33,6 +33,8 @@ class Candidate:
     label: bool  # only a numbering label: "CHAPTER I.", "II."
     keyword: str | None  # the series of a standalone label line: "chapter"
     numeral: int | None  # a standalone bare numeral's value: "XIV" 14
+    # the line of a title's last words, set under the label beside it (``wrapped_round``)
+    wrap_end: int | None = None
     # what a standalone line looks like and how it is set, read only when no contents
     # block names the headings (``with_looks``; None / False until then)
     shape: int | None = None  # the level its look gives (``shapes.heading_level``)
@@ -56,7 +58,8 @@ def gather(
         section = numbered_key(line)
         if not (alone or top or under or section):
             continue
-        text = line.strip()
+        wrap = _wrapped_round(lines, i) if top else None
+        text = line.strip() if wrap is None else f"{line.strip()} {lines[wrap].strip()}"
         out[i] = Candidate(
             line=i,
             text=text,
@@ -64,14 +67,30 @@ def gather(
             standalone=alone,
             page_top=top,
             under_label=under,
-            entry_sized=entry_length(line),
-            key=entry_key(line),
+            entry_sized=entry_length(text),
+            key=entry_key(text),
             section_key=section,
             label=label_only(line),
             keyword=series_keyword(text) if alone else None,
             numeral=bare_numeral(text) if alone else None,
+            wrap_end=wrap,
         )
     return out
+
+
+def _wrapped_round(lines: Sequence[str], i: int) -> int | None:
+    """The line holding the rest of a chapter title that opens a page and wraps round its
+    label: pdftotext -layout prints a typeset "Chapter 2" set beside the title's last line
+    between the title's two lines ("Variables, expressions and", "      Chapter   2",
+    "statements"). Only a short line going on in lower case, as a sentence-case title
+    does, is the rest: a paragraph opens with a capital."""
+    if i + 2 >= len(lines) or not lines[i + 1].startswith(" ") or not label_only(lines[i + 1]):
+        return None
+    rest = lines[i + 2]
+    words = rest.strip()
+    if not words[:1].islower() or rest[:1].isspace() or len(words) > MAX_TITLE_CHARS:
+        return None
+    return None if words.endswith(END_PUNCT[:3]) else i + 2
 
 
 def _page_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from .furniture import is_dot_leader
 from .shapes import numbering
 
 _COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
@@ -40,10 +41,14 @@ def running_lines(lines: Sequence[str]) -> set[int]:
     """Running heads and feet of paged plain text (an RFC's "RFC 8446   TLS   August 2018"
     and "Rescorla   Standards Track   [Page 5]"): lines laid out in three columns, or in
     two at the top of a page (``pdftotext -layout``'s "\\fxiv        Contents"), that come
-    back, numbers aside, at least ``MIN_REPEATS`` times."""
+    back, numbers aside, at least ``MIN_REPEATS`` times. A contents line with dot leaders
+    is none, however often its title comes back ("   3.12.   Debugging . . . .   31" in
+    every chapter of a textbook)."""
     keys: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
-        if _COLUMNS.search(line) or (line.startswith("\f") and _TWO_COLUMNS.search(line)):
+        if (
+            _COLUMNS.search(line) or (line.startswith("\f") and _TWO_COLUMNS.search(line))
+        ) and not is_dot_leader(line):
             # numbers aside, its columns in any order: left and right pages swap them
             key = _ROMAN_PAGE.sub("#", re.sub(r"\d+", "#", line.strip()))
             keys.setdefault("   ".join(sorted(re.split(r"\s{3,}", key))), []).append(i)

@@ -83,7 +83,9 @@ def join_labels(
         if p is not None and hit is not None and hit.title_line == i:
             out.append(HeadingLine(p, level, hit.title, i, hit.title_end))
             continue
-        out.append(HeadingLine(i, level, title))
+        wrap = candidates[i].wrap_end
+        # a title wrapped round its label: the label and the title's rest join the heading
+        out.append(HeadingLine(i, level, title, *((i + 1, wrap) if wrap else (None, None))))
     return out
 
 

@@ -208,11 +208,14 @@ def _entry_look(
 
 def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:
     """Whether only blank lines (at most a page's bottom margin) lie between line ``j`` and a
-    running head or foot."""
+    running head or foot, or a page's number over the next page's form feed (pdftotext
+    -layout's contents running over several pages)."""
     k = j
     while k < len(lines) and k - j < 8 and not lines[k].strip():
         k += 1
-    return k in furniture
+    if k in furniture:
+        return True
+    return k + 1 < len(lines) and is_page_number(lines[k]) and lines[k + 1].startswith("\f")
 
 
 def _targets(

@@ -15,6 +15,9 @@ def toc_ranks(toc: list[TocEntry]) -> list[int]:
     right-aligned numbers move the line starts: "   I.", "  II.", " III.", see
     ``_right_aligned``), else by the pattern family of its title (entries of no numbered
     family rank with the shallowest one, numbered ones under parts as chapters)."""
+    chained = _chain_ranks(toc)
+    if chained is not None:
+        return chained
     if len({e.indent for e in toc}) > 1 and not _right_aligned(toc):
         # a part sits above every chapter, whatever the indentation: "Part Fourth." and
         # "Chapter I." both flush left (sub-entries indented under the chapters), or the
@@ -30,6 +33,45 @@ def toc_ranks(toc: list[TocEntry]) -> list[int]:
         ]
     top = min((f for f in families if f is not None), default=0)
     return [top if f is None else f for f in families]
+
+
+# a section number's chain: "2.", "2.1.", "A.3", "10.13." (a letter only first: an appendix)
+_CHAIN = re.compile(r"(?:\d{1,3}|[A-Z](?=\.\d|\.\s))(?:\.\d{1,3})*\.?\s")
+_MIN_CHAINED = 3  # sub-entries numbered N.M before a chain outranks the indentation
+
+
+def _chain_ranks(toc: list[TocEntry]) -> list[int] | None:
+    """Ranks by the depth of each entry's section number, when the block's numbers are
+    chains ("2." over "2.1.") and its indentation contradicts them: pdftotext -layout
+    sets each page of a contents in its own columns, so "3.8." sits six columns in where
+    "3.7." sat three. Unnumbered entries ("Preface", "Index") take the rank of the
+    numbered ones at their indentation, else the top; parts stay above."""
+    depth = [_chain_depth(e) for e in toc]
+    if sum(d >= 2 for d in depth) < _MIN_CHAINED or 2 * sum(d > 0 for d in depth) < len(toc):
+        return None
+    indents: dict[int, set[int]] = {}
+    for e, d in zip(toc, depth, strict=True):
+        if d:
+            indents.setdefault(d, set()).add(e.indent)
+    if all(len(v) == 1 for v in indents.values()):
+        return None  # the indentation says the same: its ranks stand
+    at: dict[int, list[int]] = {}
+    for e, d in zip(toc, depth, strict=True):
+        if d:
+            at.setdefault(e.indent, []).append(d)
+    ranks = [
+        d or (max(set(at[e.indent]), key=at[e.indent].count) if e.indent in at else 1)
+        for e, d in zip(toc, depth, strict=True)
+    ]
+    arabic = {e.indent for e in toc if _ARABIC_ENTRY.match(e.title)}
+    parts = [_part_entry(e, arabic) for e in toc]
+    return [0 if p else r - (not any(parts)) for p, r in zip(parts, ranks, strict=True)]
+
+
+def _chain_depth(entry: TocEntry) -> int:
+    """How many numbers an entry's section number chains ("2.1." two), 0 for none."""
+    m = _CHAIN.match(entry.title)
+    return m.group(0).count(".") + (not m.group(0).rstrip().endswith(".")) if m else 0
 
 
 _ARABIC_ENTRY = re.compile(r"\d+\.?\s")
