@@ -914,3 +914,53 @@ def test_a_contents_block_runs_over_a_page_number_and_a_form_feed() -> None:
     body = "\n".join(f"\n\n{n}    Chapter title number {n}\n{PROSE}\n" for n in range(1, 12))
     found = find_heading_lines(f"Manual\n\nContents\n{contents}\n{body}".split("\n"))
     assert [h.title for h in found] == [f"{n}    Chapter title number {n}" for n in range(1, 12)]
+
+
+def test_numbered_headings_stacked_at_a_page_top_are_each_named() -> None:
+    # pdftotext -layout: a chapter opens its page with its section and subsection lines
+    # straight under it ("\f4       Frames and Overlays", "4.1     Frames", "4.1.1 ...");
+    # a form feed sets the first off as a blank line does, and the others run on from it
+    rows = [("1", "Introduction"), ("1.1", "Overview"), ("2", "Frames and Overlays")]
+    rows += [("2.1", "Frames"), ("3", "Structuring"), ("3.1", "Sections")]
+    contents = "\n".join(f"{n}   {t}{' ' * 30}{page}" for page, (n, t) in enumerate(rows, 1))
+    body = (
+        f"\f1       Introduction\n1.1     Overview\n{PROSE}\n\n\n       7\n"
+        f"\f2       Frames and Overlays\n2.1     Frames\n{PROSE}\n\n\n       9\n"
+        f"\f3       Structuring\n3.1     Sections\n{PROSE}\n"
+    )
+    found = find_heading_lines(f"Beamer\n\nContents\n{contents}\n\n{body}".split("\n"))
+    assert [(h.title.split()[0], h.level) for h in found] == [
+        ("1", 1),
+        ("1.1", 2),
+        ("2", 1),
+        ("2.1", 2),
+        ("3", 1),
+        ("3.1", 2),
+    ]
+
+
+def test_a_contents_entry_repeating_an_earlier_title_under_another_number_goes_on() -> None:
+    # "39 Page numbers" after "27 Page numbers" is the contents' next entry, not the body
+    # having begun: the block names every chapter after it too
+    titles = ["Setup", "Page numbers", "Every page", "Page numbers", "Table of contents"]
+    contents = "\n\n".join(f"{n} {t}{' ' * 30}{n * 3}" for n, t in enumerate(titles, 1))
+    body = "\n".join(f"\n\n{n}     {t}\n{PROSE}\n" for n, t in enumerate(titles, 1))
+    found = find_heading_lines(f"Manual\n\nContents\n{contents}\n{body}".split("\n"))
+    assert [h.title.split(maxsplit=1)[0] for h in found] == ["1", "2", "3", "4", "5"]
+
+
+def test_a_numbered_title_wrapped_under_its_title_column_is_one_heading() -> None:
+    # "51      Encoding definition files for encodings of PDF", "        strings": the
+    # second line is indented to where the title starts, and the contents names both
+    titles = ["Options", "Bookmarks", "Encoding definition files for encodings of PDF strings"]
+    contents = "\n\n".join(f"{n} {t}{' ' * 20}{n * 3}" for n, t in enumerate(titles, 1))
+    body = (
+        f"\n\n1      Options\n{PROSE}\n\n\n2      Bookmarks\n{PROSE}\n\n\n"
+        f"3      Encoding definition files for encodings of PDF\n       strings\n{PROSE}\n"
+    )
+    doc = flat_text_document(f"Manual\n\nContents\n{contents}\n{body}", "manual.txt")
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert (
+        " ".join(headings[-1].split()) == "3 Encoding definition files for encodings of PDF strings"
+    )
+    assert "\n       strings\n" not in doc.text

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from .entries import entry_length, is_prose, numbered_key
+from .entries import entry_length, is_prose, numbered_key, title_column
 from .labels import MAX_TITLE_CHARS, bare_numeral, label_only
 from .layout import heads_text, in_short_run, page_top, standalone
 from .shapes import END_PUNCT, heading_level, numbered_title, series_keyword
@@ -23,7 +23,7 @@ from .titles import entry_key
 class Candidate:
     line: int
     text: str  # the line, stripped
-    after_blank: bool  # the first line, or a blank line before it
+    after_blank: bool  # the first line, or a blank line or a form feed before it
     standalone: bool  # blank lines (or none) before and after it
     page_top: bool  # opens a page in one column, not a running head
     under_label: bool  # right under a label opening a page ("\\fChapter 1", then "Introduction")
@@ -58,24 +58,42 @@ def gather(
         section = numbered_key(line)
         if not (alone or top or under or section):
             continue
-        wrap = _wrapped_round(lines, i) if top else None
+        if section and i > 0 and _hanging(lines, i - 1):
+            continue  # the second line of a numbered title wrapped under its first
+        wrap = _wrapped_round(lines, i) if top else _hanging(lines, i) if section else None
         text = line.strip() if wrap is None else f"{line.strip()} {lines[wrap].strip()}"
         out[i] = Candidate(
             line=i,
             text=text,
-            after_blank=i == 0 or not lines[i - 1].strip(),
+            # a form feed breaks the text as a blank line does ("\f4   Frames and Overlays")
+            after_blank=i == 0 or not lines[i - 1].strip() or line.startswith("\f"),
             standalone=alone,
             page_top=top,
             under_label=under,
             entry_sized=entry_length(text),
             key=entry_key(text),
-            section_key=section,
+            section_key=section if wrap is None else numbered_key(text),
             label=label_only(line),
             keyword=series_keyword(text) if alone else None,
             numeral=bare_numeral(text) if alone else None,
             wrap_end=wrap,
         )
     return out
+
+
+def _hanging(lines: Sequence[str], i: int) -> int | None:
+    """The line under numbered title ``i`` that carries on its title, indented to where
+    the title starts ("51      Encoding definition files for encodings of PDF", then
+    "        strings"), if any."""
+    if i + 1 >= len(lines) or not numbered_key(lines[i]):
+        return None
+    column = title_column(lines[i].lstrip("\f"))
+    rest = lines[i + 1]
+    words = rest.strip()
+    indent = len(rest) - len(rest.lstrip(" "))
+    if indent != column or not words or len(words) > MAX_TITLE_CHARS or numbered_key(words):
+        return None
+    return None if words.endswith(END_PUNCT[:3]) else i + 1
 
 
 def _wrapped_round(lines: Sequence[str], i: int) -> int | None:

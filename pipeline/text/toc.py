@@ -157,12 +157,14 @@ def _block(
         if look is None:
             break
         key, last_named = look
-        if key in keys and standalone(lines, j) and not page_locator(text):
+        # "39 Page numbers" after "27 Page numbers" is another entry, not the body's heading
+        seen = numbered_key(text) or key
+        if seen in keys and standalone(lines, j) and not page_locator(text):
             break  # the body has begun: a heading an entry named (a page number repeats)
         if key and last_named > j + 1:
             tried += 1
             hits.append(j)
-            keys.add(key)
+            keys.add(seen)
             tried_at_last, misses = tried, 0
             page = max(page, page_of(lines[j]) or 0)
         elif is_page_number(text):
