@@ -964,3 +964,30 @@ def test_a_numbered_title_wrapped_under_its_title_column_is_one_heading() -> Non
         " ".join(headings[-1].split()) == "3 Encoding definition files for encodings of PDF strings"
     )
     assert "\n       strings\n" not in doc.text
+
+
+def test_plain_pdftotext_contents_with_part_numerals_on_their_own_lines() -> None:
+    # plain pdftotext of a typeset book: the contents prints a part's numeral alone ("II"),
+    # its title under it, then page numbers alone; the contents page's own number ("ii")
+    # opens it. None of those numbers is an entry or ends the block, and a title the body
+    # sets under a page-opening "Part II" label is a part, above the chapters
+    parts = [("I", "Basic techniques", ["Introduction", "Sorting"]),
+             ("II", "Graph algorithms", ["Basics of graphs", "Shortest paths"])]  # fmt: skip
+    rows, body, n = ["\fii", "", "\fContents"], [], 0
+    for numeral, title, chapters in parts:
+        rows += ["", numeral, "", title, "", str(10 * n + 7), ""]
+        body += [f"\fPart {numeral}\n{title}\n\n{10 * n + 1}\n"]
+        for chapter in chapters:
+            n += 1
+            rows += [f"{n} {chapter}", f"{n}.1 Basics . . . . . . . . .", "", str(10 * n), ""]
+            body += [f"\f\fChapter {n}\n{chapter}\n{PROSE}\n\n{n}.1\n\nBasics\n\n{PROSE}\n"]
+    text = "Handbook\n\n" + "\n".join(rows) + "\n" + "\n".join(body)
+    found = [(h.title, h.level) for h in find_heading_lines(text.split("\n"))]
+    assert [f for f in found if f[1] <= 2] == [
+        ("Basic techniques", 1),
+        ("Introduction", 2),
+        ("Sorting", 2),
+        ("Graph algorithms", 1),
+        ("Basics of graphs", 2),
+        ("Shortest paths", 2),
+    ]

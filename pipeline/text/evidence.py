@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .candidates import Candidate, label_before
 from .labels import numeral_sequences
+from .shapes import PART
 from .toc import TocEntry
 from .toc_ranks import toc_ranks
 
@@ -35,7 +36,7 @@ def collect(
     """The evidence for every candidate, by line. A contents block, when there is one,
     speaks for the lines after it; without one the runs of numbered lines do; ``links``
     are the depths of the lines navigation links name (``navigation``)."""
-    contents = named_by_contents(toc)
+    contents = named_by_contents(toc, lines, candidates)
     after = toc[-1].line + 1 if toc else len(lines)
     series = named_series(lines, candidates, after, contents)
     gaps = numeral_gaps(lines, candidates, after, contents)
@@ -48,9 +49,25 @@ def collect(
     }
 
 
-def named_by_contents(toc: list[TocEntry]) -> dict[int, int]:
-    """The body lines the contents entries name, each with its entry's rank."""
-    return {e.target: rank for e, rank in zip(toc, toc_ranks(toc), strict=True)}
+def named_by_contents(
+    toc: list[TocEntry], lines: Sequence[str], candidates: Mapping[int, Candidate]
+) -> dict[int, int]:
+    """The body lines the contents entries name, each with its entry's rank. An entry
+    whose body line sits under a page-opening part label ("\fPart I", then "Basic
+    techniques") is a part, above every chapter, when its contents line did not say so
+    (plain pdftotext prints the part's numeral on a line of its own)."""
+    ranks = toc_ranks(toc)
+    parts = {
+        k
+        for k, e in enumerate(toc)
+        if e.target > 0
+        and candidates[e.target].under_label
+        and PART.match(lines[e.target - 1].strip())
+    }
+    others = [r for k, r in enumerate(ranks) if k not in parts]
+    if parts and others and min(others) <= max(ranks[k] for k in parts):
+        ranks = [0 if k in parts else r - min(others) + 1 for k, r in enumerate(ranks)]
+    return {e.target: rank for e, rank in zip(toc, ranks, strict=True)}
 
 
 def set_off(c: Candidate) -> bool:

@@ -156,6 +156,8 @@ def _block(
         look = _entry_look(lines, j, where, looks)
         if look is None:
             break
+        if is_page_number(text):
+            continue  # "107", "ii", "II": a page's number, no entry (nor the body's heading)
         key, last_named = look
         # "39 Page numbers" after "27 Page numbers" is another entry, not the body's heading
         seen = numbered_key(text) or key
@@ -167,8 +169,6 @@ def _block(
             keys.add(seen)
             tried_at_last, misses = tried, 0
             page = max(page, page_of(lines[j]) or 0)
-        elif is_page_number(text):
-            continue
         elif not hits or misses >= MAX_MISSES:
             break
         elif (p := page_of(lines[j])) is not None and p >= page:
