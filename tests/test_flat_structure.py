@@ -991,3 +991,61 @@ def test_plain_pdftotext_contents_with_part_numerals_on_their_own_lines() -> Non
         ("Basics of graphs", 2),
         ("Shortest paths", 2),
     ]
+
+
+def _plain_book(chapters: list[tuple[str, list[str]]], *, heads: bool) -> str:
+    """A plain pdftotext text: a contents, then each chapter opening its page with its
+    label, number and title on lines of their own; with ``heads``, a page break in each
+    section under a running head ("\\f1.2. docstring", then the page's number)."""
+    rows, body, page = [], [], 1
+    for n, (title, sections) in enumerate(chapters, 1):
+        rows += [f"{n}. {title}", ""]
+        rows += [f"{n}.{k}. {s} . . . . . . . . {n * 10 + k}" for k, s in enumerate(sections, 1)]
+        rows.append("")
+        first, _, rest = title.rpartition(" ") if len(title) > 24 else (title, "", "")
+        body.append(
+            f"\f\fChapter\n\n{n}\n\n{first}\n{rest}\n\n{PROSE}\n"
+            if rest
+            else f"\f\fChapter\n\n{n}\n\n{title}\n\n{PROSE}\n"
+        )
+        for k, s in enumerate(sections, 1):
+            body.append(f"{n}.{k}. {s}\n{PROSE}\n")
+            if heads:
+                page += 1
+                body.append(f"{PROSE}\n\f{n}.{k}. {s}\n\n{page}\n\n{PROSE}\n")
+    return "Think Python\n\nContents\n\n" + "\n".join(rows) + "\n" + "\n".join(body)
+
+
+def test_plain_pdftotext_running_heads_and_titles_on_two_lines() -> None:
+    # a running head repeating its section's title opens a page over the page's number:
+    # no heading; a chapter title set on two lines, the second going on in lower case,
+    # is one title the contents names; "4.9. docstring" (lower case) ranks as a section
+    chapters = [
+        ("The way of the program", ["What is a program?", "docstring"]),
+        ("Variables, expressions and statements", ["Assignment statements", "Comments"]),
+        ("Functions", ["Function calls", "Math functions"]),
+    ]
+    text = _plain_book(chapters, heads=True)
+    found = [(" ".join(h.title.split()), h.level) for h in find_heading_lines(text.split("\n"))]
+    assert found == [  # the chapter's number, alone over its title, joins it
+        h
+        for n, (title, sections) in enumerate(chapters, 1)
+        for h in [(f"{n} {title}", 1), *((f"{n}.{k}. {s}", 2) for k, s in enumerate(sections, 1))]
+    ]
+
+
+def test_a_chapter_title_over_its_number_opening_a_page_is_no_running_head() -> None:
+    # "\fModels", then "3": a chapter's title printed once over its number is its heading
+    lines = [
+        "Manual",
+        "",
+        "Contents",
+        "",
+        "Basics . . . . 1",
+        "Models . . . . 3",
+        "Tools . . . . 5",
+    ]
+    lines += ["", PROSE, ""]  # a preface between the contents and the first chapter
+    for title, n in (("Basics", 1), ("Models", 3), ("Tools", 5)):
+        lines += [f"\f{title}", "", str(n), "", PROSE, ""]
+    assert [h.title for h in find_heading_lines(lines)] == ["Basics", "Models", "Tools"]

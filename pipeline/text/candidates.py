@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .entries import entry_length, is_prose, numbered_key, title_column
+from .furniture import is_page_number
 from .labels import MAX_TITLE_CHARS, bare_numeral, label_only
 from .layout import heads_text, in_short_run, page_top, standalone
 from .shapes import END_PUNCT, heading_level, numbered_title, series_keyword
@@ -50,17 +51,22 @@ def gather(
     """The candidates from line ``start`` on, by line; ``furniture`` lines (running heads
     and feet) do not open a page."""
     out: dict[int, Candidate] = {}
+    rests: set[int] = set()  # lines carrying on a title begun on the line before
     for i in range(start, len(lines)):
         line = lines[i]
-        alone = standalone(lines, i)
+        if i in rests:
+            continue
+        if line.startswith("\f") and _running_head(lines, i):
+            continue
         top = page_top(line) and i not in furniture
-        under = i > 0 and bool(line.strip()) and _page_label(lines, i - 1, furniture)
         section = numbered_key(line)
+        wrap = _rest_of_title(lines, i, top, section)
+        alone = standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i))
+        under = i > 0 and bool(line.strip()) and _page_label(lines, i - 1, furniture)
         if not (alone or top or under or section):
             continue
-        if section and i > 0 and _hanging(lines, i - 1):
-            continue  # the second line of a numbered title wrapped under its first
-        wrap = _wrapped_round(lines, i) if top else _hanging(lines, i) if section else None
+        if wrap is not None:
+            rests.add(wrap)
         text = line.strip() if wrap is None else f"{line.strip()} {lines[wrap].strip()}"
         out[i] = Candidate(
             line=i,
@@ -79,6 +85,55 @@ def gather(
             wrap_end=wrap,
         )
     return out
+
+
+def _rest_of_title(lines: Sequence[str], i: int, top: bool, section: str | None) -> int | None:
+    """The line holding the rest of a title begun on line ``i``, if any: round its label
+    (``_wrapped_round``), under its title column (``_hanging``) or on a second line of
+    its own (``_two_lines``)."""
+    if top and (wrap := _wrapped_round(lines, i)) is not None:
+        return wrap
+    if section:
+        return _hanging(lines, i)
+    return _two_lines(lines, i)
+
+
+def _two_lines(lines: Sequence[str], i: int) -> int | None:
+    """The second line of a title set alone on two (plain pdftotext: "Variables,
+    expressions and", then "statements", blank lines around the pair): short, flush, going
+    on in lower case, neither line ending a sentence."""
+    if i + 1 >= len(lines) or (i > 0 and lines[i - 1].strip() and not lines[i].startswith("\f")):
+        return None
+    first, rest = lines[i].strip(), lines[i + 1]
+    if not first or not rest[:1].islower() or (i + 2 < len(lines) and lines[i + 2].strip()):
+        return None
+    if len(first) + len(rest) > MAX_TITLE_CHARS or first.endswith(END_PUNCT[:3]):
+        return None
+    return None if rest.rstrip().endswith(END_PUNCT[:3]) else i + 1
+
+
+def _pair_alone(lines: Sequence[str], i: int) -> bool:
+    """Whether lines ``i`` and ``i + 1`` stand alone together, blank lines around them."""
+    before = i == 0 or not lines[i - 1].strip() or lines[i].startswith("\f")
+    return before and (i + 2 >= len(lines) or not lines[i + 2].strip())
+
+
+HEAD_REACH = 120  # lines either side where a running head's section title is printed
+
+
+def _running_head(lines: Sequence[str], i: int) -> bool:
+    """Whether a line opening a page is its running head: plain pdftotext prints the head
+    ("\f4.9. docstring") and then the page's number on a line of its own, and the title
+    it repeats stands in the text near it. A chapter's title over its number ("\fModels",
+    "3") is printed once."""
+    j = i + 1
+    while j < len(lines) and j - i <= 2 and not lines[j].strip():
+        j += 1
+    if not (j < len(lines) and j > i + 1 and is_page_number(lines[j])):
+        return False
+    text = lines[i].strip()
+    near = range(max(0, i - HEAD_REACH), min(len(lines), i + HEAD_REACH))
+    return any(k != i and lines[k].strip() == text for k in near)
 
 
 def _hanging(lines: Sequence[str], i: int) -> int | None:

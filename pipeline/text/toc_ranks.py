@@ -26,7 +26,7 @@ def toc_ranks(toc: list[TocEntry]) -> list[int]:
         keys = [(not _part_entry(e, arabic), e.indent) for e in toc]
         dense = {k: n for n, k in enumerate(sorted(set(keys)))}
         return [dense[k] for k in keys]
-    families = [family(e.title) for e in toc]
+    families = [_family(e) for e in toc]
     if 1 in families:  # numbered entries under parts ("PART II." then "III. FAIRIES") are chapters
         families = [
             2 if f is None and numbered(e) else f for e, f in zip(toc, families, strict=True)
@@ -66,6 +66,15 @@ def _chain_ranks(toc: list[TocEntry]) -> list[int] | None:
     arabic = {e.indent for e in toc if _ARABIC_ENTRY.match(e.title)}
     parts = [_part_entry(e, arabic) for e in toc]
     return [0 if p else r - (not any(parts)) for p, r in zip(parts, ranks, strict=True)]
+
+
+def _family(entry: TocEntry) -> int | None:
+    """An entry's numbering family (``shapes.family``), a section number's depth too when
+    the title after it is in lower case ("4.9. docstring", a program's name)."""
+    found = family(entry.title)
+    if found is None and (depth := _chain_depth(entry)) >= 2:
+        return depth + 1
+    return found
 
 
 def _chain_depth(entry: TocEntry) -> int:
