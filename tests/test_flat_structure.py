@@ -1049,3 +1049,89 @@ def test_a_chapter_title_over_its_number_opening_a_page_is_no_running_head() -> 
     for title, n in (("Basics", 1), ("Models", 3), ("Tools", 5)):
         lines += [f"\f{title}", "", str(n), "", PROSE, ""]
     assert [h.title for h in find_heading_lines(lines)] == ["Basics", "Models", "Tools"]
+
+
+def test_plain_pdftotext_contents_one_entry_on_two_lines() -> None:
+    # plain pdftotext prints each section number alone over its title ("2.1", "Package
+    # manager . . . ."): paired again, the entries name the sections run into their text
+    rows = ["1 Introduction", "", "4", "", "2 Installation"]
+    rows += ["2.1", "Package manager . . . . . . . .", "2.2", "Manual installation . . . . . ."]
+    rows += ["", "5", "", "3 Basic usage", "3.1", "Formatting . . . . . .", "3.2", "Styles . . . ."]
+    body = ["1 Introduction", PROSE, "", "2 Installation", "2.1 Package manager", PROSE, ""]
+    body += ["2.2 Manual installation", PROSE, "", "3 Basic usage", "3.1 Formatting", PROSE, ""]
+    body += ["3.2 Styles", PROSE]
+    lines = ["minted", "", "Contents", *rows, "", PROSE, "", *body]
+    found = [(h.title, h.level) for h in find_heading_lines(lines)]
+    assert found == [
+        ("1 Introduction", 1),
+        ("2 Installation", 1),
+        ("2.1 Package manager", 2),
+        ("2.2 Manual installation", 2),
+        ("3 Basic usage", 1),
+        ("3.1 Formatting", 2),
+        ("3.2 Styles", 2),
+    ]
+
+
+def test_plain_pdftotext_contents_columns_with_page_numbers_between_in_runs() -> None:
+    # numbers, then the page numbers in several runs (a page's columns mix the next
+    # chapters' numbers in), then as many titles: each number pairs with its title; a
+    # contents page's running head ("\fContents", then "xvii") does not end the block
+    rows = ["12. Tuples", "", "12.1.", "12.2.", "", "101", "102", "", "107", "108", "109", ""]
+    rows += ["Tuples are immutable . . . . . .", "Tuple assignment . . . . . . . .", ""]
+    rows += ["\fContents", "", "xvii", "", "12.3. Lists and tuples . . . . . . .", "13. Files", ""]
+    rows += ["13.1. Persistence . . . . . . . .", "13.2. Pickling . . . . . . . ."]
+    sections = ["12.1. Tuples are immutable", "12.2. Tuple assignment", "12.3. Lists and tuples"]
+    body = ["\fChapter 12", "Tuples", PROSE, ""]
+    body += [line for s in sections for line in (s, PROSE, "")]
+    body += ["\fChapter 13", "Files", PROSE, "", "13.1. Persistence", PROSE, ""]
+    body += ["13.2. Pickling", PROSE]
+    lines = ["Think Python", "", "\fContents", "", *rows, "", PROSE, "", *body]
+    found = [(h.title, h.level) for h in find_heading_lines(lines)]
+    assert found == [
+        ("Tuples", 1),
+        *((s, 2) for s in sections),
+        ("Files", 1),
+        ("13.1. Persistence", 2),
+        ("13.2. Pickling", 2),
+    ]
+
+
+def test_titles_over_sections_numbered_n_m_only_are_chapters() -> None:
+    # a lecture's contents: each chapter's number printed apart ("1", then "Was ist
+    # Syntax?"), its sections numbered "1.1": the plain titles rank above the sections
+    rows = [
+        "1",
+        "",
+        "Was ist Syntax?",
+        "1.1 Natürliche Sprachen . . . . .",
+        "1.2 Logik . . . .",
+        "",
+    ]
+    rows += ["2", "", "Was ist Semantik?", "2.1 Bedeutung . . . . .", "2.2 Modelle . . . .", ""]
+    titles = ["Was ist Syntax?", "1.1 Natürliche Sprachen", "1.2 Logik", "Was ist Semantik?"]
+    titles += ["2.1 Bedeutung", "2.2 Modelle"]
+    body = [line for t in titles for line in ("", t, "", PROSE)]
+    found = find_heading_lines(["Syntax und Semantik", "", "Inhalt", *rows, PROSE, *body])
+    assert [(h.title, h.level) for h in found] == list(zip(titles, [1, 2, 2, 1, 2, 2], strict=True))
+
+
+def test_a_hash_line_the_heuristics_did_not_take_is_text() -> None:
+    # "# WRONG" in a listing printed at the margin (capitals, no punctuation) is no
+    # heading of the chunker's when the flat text's headings are decided by heuristics
+    body = "\n\n".join(f"CHAPTER {n}.\n\n{PROSE}" for n in ("I", "II", "III"))
+    listing = "count = 0\ndef example3():\ncount = count + 1\n\n# WRONG"
+    text = f"Think Python\n\n{body}\n\n{listing}\n\n{PROSE}\n"
+    doc = flat_text_document(text, "book.txt")
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings == ["CHAPTER I.", "CHAPTER II.", "CHAPTER III."]
+    assert "# WRONG" in doc.text.replace("\\#", "#")
+
+
+def test_a_title_under_a_label_printed_on_two_lines_opening_its_page() -> None:
+    # plain pdftotext: "\fChapter", "14", then the title running into its text
+    chapters = ["Tuples", "Files", "Classes"]
+    rows = [f"{n}. {t} . . . . . . {n * 10}" for n, t in enumerate(chapters, 12)]
+    body = [f"\f\fChapter\n\n{n}\n\n{t}\n{PROSE}\n" for n, t in enumerate(chapters, 12)]
+    text = "Think Python\n\nContents\n\n" + "\n".join(rows) + f"\n\n{PROSE}\n\n" + "\n".join(body)
+    assert [h.title for h in find_heading_lines(text.split("\n"))] == chapters

@@ -75,6 +75,9 @@ def flat_text_document(text: str, source: str) -> Document:
     comment = [ATX.match(line) is not None and not atx_heading(line) for line in lines]
     lines = [_ATX_MARK.sub(r"\1\\#", ln) if c else ln for ln, c in zip(lines, comment, strict=True)]
     found = find_heading_lines(lines)
+    # the heuristics decided every heading: a "#" line they did not take ("# WRONG" in a
+    # listing) is text too, not a heading the chunker would read over theirs
+    lines = [_ATX_MARK.sub(r"\1\\#", ln) if ATX.match(ln) else ln for ln in lines]
     for h in found:
         lines[h.line] = "#" * h.level + " " + h.title
         if h.title_line is not None:  # "CHAPTER I." + "The Old Mint.": one heading line

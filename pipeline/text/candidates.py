@@ -13,9 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .entries import entry_length, is_prose, numbered_key, title_column
-from .furniture import is_page_number
-from .labels import MAX_TITLE_CHARS, bare_numeral, label_only
-from .layout import heads_text, in_short_run, page_top, standalone
+from .labels import MAX_TITLE_CHARS, bare_numeral, label_keyword, label_only
+from .layout import heads_text, in_short_run, page_head, page_top, standalone
 from .shapes import END_PUNCT, heading_level, numbered_title, series_keyword
 from .titles import entry_key
 
@@ -56,13 +55,15 @@ def gather(
         line = lines[i]
         if i in rests:
             continue
-        if line.startswith("\f") and _running_head(lines, i):
+        if page_head(lines, i):
             continue
         top = page_top(line) and i not in furniture
         section = numbered_key(line)
         wrap = _rest_of_title(lines, i, top, section)
         alone = standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i))
-        under = i > 0 and bool(line.strip()) and _page_label(lines, i - 1, furniture)
+        under = bool(line.strip()) and (
+            (i > 0 and _page_label(lines, i - 1, furniture)) or _split_label(lines, i, furniture)
+        )
         if not (alone or top or under or section):
             continue
         if wrap is not None:
@@ -118,24 +119,6 @@ def _pair_alone(lines: Sequence[str], i: int) -> bool:
     return before and (i + 2 >= len(lines) or not lines[i + 2].strip())
 
 
-HEAD_REACH = 120  # lines either side where a running head's section title is printed
-
-
-def _running_head(lines: Sequence[str], i: int) -> bool:
-    """Whether a line opening a page is its running head: plain pdftotext prints the head
-    ("\f4.9. docstring") and then the page's number on a line of its own, and the title
-    it repeats stands in the text near it. A chapter's title over its number ("\fModels",
-    "3") is printed once."""
-    j = i + 1
-    while j < len(lines) and j - i <= 2 and not lines[j].strip():
-        j += 1
-    if not (j < len(lines) and j > i + 1 and is_page_number(lines[j])):
-        return False
-    text = lines[i].strip()
-    near = range(max(0, i - HEAD_REACH), min(len(lines), i + HEAD_REACH))
-    return any(k != i and lines[k].strip() == text for k in near)
-
-
 def _hanging(lines: Sequence[str], i: int) -> int | None:
     """The line under numbered title ``i`` that carries on its title, indented to where
     the title starts ("51      Encoding definition files for encodings of PDF", then
@@ -170,6 +153,25 @@ def _page_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool
     """Whether line ``i`` is only a numbering label opening a page ("\\fChapter 1", "\\fPart
     I"): pdftotext prints a typeset chapter's label so, its title on the line under it."""
     return page_top(lines[i]) and i not in furniture and label_only(lines[i])
+
+
+def _split_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:
+    """Whether line ``i`` is the title under a label printed on two lines of its own that
+    opens its page ("\\fChapter", "14", then "Files"): plain pdftotext sets a typeset
+    chapter's word and number apart."""
+    number = _text_before(lines, i)
+    word = _text_before(lines, number) if number is not None else None
+    if word is None or not page_top(lines[word]) or word in furniture:
+        return False
+    return label_keyword(f"{lines[word].strip()} {lines[number].strip()}") is not None
+
+
+def _text_before(lines: Sequence[str], i: int) -> int | None:
+    """The line with text before line ``i``, at most one blank line between."""
+    j = i - 1
+    if j >= 0 and not lines[j].strip():
+        j -= 1
+    return j if j >= 0 and lines[j].strip() else None
 
 
 def with_looks(lines: Sequence[str], candidates: Mapping[int, Candidate]) -> dict[int, Candidate]:

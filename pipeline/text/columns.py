@@ -36,8 +36,10 @@ def paired_columns(lines: Sequence[str], start: int = 0) -> Columns:
             i += 1
             continue
         j = _after_gap(lines, run[-1] + 1)
-        pages = _run(lines, j, number=False, page=True)
-        if pages:  # the column of page numbers, printed between the two
+        # the column of page numbers, printed between the two, in runs of any length (a
+        # page's columns are not always the numbers' and titles' own: "101".."105", then
+        # the next chapters' "107".."123")
+        while pages := _run(lines, j, number=False, page=True):
             j = _after_gap(lines, pages[-1] + 1)
         titles = _run(lines, j, number=False)
         if len(titles) == len(run):
@@ -45,7 +47,35 @@ def paired_columns(lines: Sequence[str], start: int = 0) -> Columns:
                 joined[t] = f"{lines[n].strip()} {lines[t].strip()}"
             numbers.update(run)
         i = run[-1] + 1
+    for n, t in _alternating(lines, start):
+        joined[t] = f"{lines[n].strip()} {lines[t].strip()}"
+        numbers.add(n)
     return Columns(joined, frozenset(numbers))
+
+
+def _alternating(lines: Sequence[str], start: int) -> list[tuple[int, int]]:
+    """(number, title) lines of a contents printed one entry on two lines, each section
+    number alone over its title ("2.1", "Package manager . . . ."), in runs of at least
+    ``MIN_COLUMN`` such pairs one after the other."""
+    out: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    i = start
+    while i + 1 < len(lines):
+        if _SECTION_ONLY.fullmatch(lines[i]) and _is_title(lines[i + 1]):
+            run.append((i, i + 1))
+            i += 2
+            continue
+        if len(run) >= MIN_COLUMN:
+            out += run
+        run = []
+        i += 1
+    return out + run if len(run) >= MIN_COLUMN else out
+
+
+def _is_title(line: str) -> bool:
+    """Whether a line has text that is neither a section number nor a page number."""
+    text = line.strip()
+    return bool(text) and not _SECTION_ONLY.fullmatch(line) and not page_locator(text)
 
 
 def _after_gap(lines: Sequence[str], j: int) -> int:

@@ -53,7 +53,7 @@ def named_by_contents(
     toc: list[TocEntry], lines: Sequence[str], candidates: Mapping[int, Candidate]
 ) -> dict[int, int]:
     """The body lines the contents entries name, each with its entry's rank. An entry
-    whose body line sits under a page-opening part label ("\fPart I", then "Basic
+    whose body line sits under a page-opening part label ("\\fPart I", then "Basic
     techniques") is a part, above every chapter, when its contents line did not say so
     (plain pdftotext prints the part's numeral on a line of its own)."""
     ranks = toc_ranks(toc)

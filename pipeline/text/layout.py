@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .furniture import is_dot_leader
+from .furniture import is_dot_leader, is_page_number
 from .shapes import numbering
 
 _COLUMNS = re.compile(r"\S\s{3,}\S.*\S\s{3,}\S")
@@ -53,6 +53,26 @@ def running_lines(lines: Sequence[str]) -> set[int]:
             key = _ROMAN_PAGE.sub("#", re.sub(r"\d+", "#", line.strip()))
             keys.setdefault("   ".join(sorted(re.split(r"\s{3,}", key))), []).append(i)
     return {i for found in keys.values() if len(found) >= MIN_REPEATS for i in found}
+
+
+HEAD_REACH = 120  # lines either side where a running head's section title is printed
+
+
+def page_head(lines: Sequence[str], i: int) -> bool:
+    """Whether a line opening a page is its running head: plain pdftotext prints the head
+    ("\\f4.9. docstring") and then the page's number on a line of its own, and the title
+    it repeats stands in the text near it. A chapter's title over its number ("\\fModels",
+    "3") is printed once."""
+    if not lines[i].startswith("\f"):
+        return False
+    j = i + 1
+    while j < len(lines) and j - i <= 2 and not lines[j].strip():
+        j += 1
+    if not (j < len(lines) and j > i + 1 and is_page_number(lines[j])):
+        return False
+    text = lines[i].strip()
+    near = range(max(0, i - HEAD_REACH), min(len(lines), i + HEAD_REACH))
+    return any(k != i and lines[k].strip() == text for k in near)
 
 
 def heads_text(lines: Sequence[str], i: int) -> bool:

@@ -25,7 +25,7 @@ from .entries import (
     title_column,
 )
 from .furniture import is_page_number
-from .layout import standalone
+from .layout import page_head, standalone
 from .titles import entry_key
 
 MIN_ENTRIES = 3
@@ -142,7 +142,7 @@ def _block(
     tried = tried_at_last = blanks = misses = page = 0
     for j in range(i, len(lines)):
         text = lines[j].strip()
-        if j in furniture:
+        if j in furniture or page_head(lines, j):
             blanks = 0
             continue
         if not text:

@@ -32,7 +32,12 @@ def toc_ranks(toc: list[TocEntry]) -> list[int]:
             2 if f is None and numbered(e) else f for e, f in zip(toc, families, strict=True)
         ]
     top = min((f for f in families if f is not None), default=0)
+    if top > _SUBSECTION:  # only "1.1" entries numbered: the plain titles over them are
+        top -= 1  # their chapters, whose numbers were printed apart ("1", "Was ist Syntax?")
     return [top if f is None else f for f in families]
+
+
+_SUBSECTION = 2  # ``shapes.family`` of "1 Title"; "1.1 Title" is 3
 
 
 # a section number's chain: "2.", "2.1.", "A.3", "10.13." (a letter only first: an appendix)
