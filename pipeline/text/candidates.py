@@ -160,7 +160,9 @@ def _split_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> boo
     opens its page ("\\fChapter", "14", then "Files"): plain pdftotext sets a typeset
     chapter's word and number apart."""
     number = _text_before(lines, i)
-    word = _text_before(lines, number) if number is not None else None
+    if number is None:
+        return False
+    word = _text_before(lines, number)
     if word is None or not page_top(lines[word]) or word in furniture:
         return False
     return label_keyword(f"{lines[word].strip()} {lines[number].strip()}") is not None
