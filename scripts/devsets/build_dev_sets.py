@@ -65,6 +65,7 @@ TRUTH_INDENT |= {"pdftotext": 1, "pdftotext-layout": 1, "pandoc": 1}
 # the exporter each kind is written by, whose version the manifest records (``tool_version``)
 TOOLS = {"pdftotext": "pdftotext", "pdftotext-layout": "pdftotext", "pandoc": "pandoc"}
 _OUTLINED = "pdf-outline/"  # a pdftotext source: a file of the PDF outline set, as built
+_CORPUS = "corpus/pdf/"  # or an outlined PDF of the shared corpus ($FOLIO_DATA/corpus)
 
 
 @dataclass(frozen=True)
@@ -147,11 +148,29 @@ def outlined_pdf(source: str, out: Path) -> tuple[bytes, list[Entry]]:
     return pdf, json.loads(js)
 
 
+def corpus_pdf(source: str) -> tuple[bytes, list[Entry]]:
+    """An outlined PDF of the shared corpus and its outline (``corpus/pdf/FILE.pdf ...``),
+    each checked against the sha256 the corpus MANIFEST.json gives."""
+    corpus = data_dir() / "corpus"
+    name = source.split()[0].removeprefix("corpus/")
+    items = json.loads((corpus / "MANIFEST.json").read_text(encoding="utf-8"))["items"]
+    known = {i["path"]: i["sha256"] for i in items}
+    files = []
+    for path in (name, name.removesuffix(".pdf") + ".outline.json"):
+        data = (corpus / path).read_bytes()
+        if path in known and sha256(data) != known[path]:
+            raise DevSetError(f"corpus/{path}: sha256 {sha256(data)}, manifest {known[path]}")
+        files.append(data)
+    return files[0], json.loads(files[1])
+
+
 def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list[Entry]]:
     """The document's text and truth, made as its kind says."""
     kind = entry["kind"]
     if kind in ("pdftotext", "pdftotext-layout"):
-        pdf, outline = outlined_pdf(entry["source"], out)
+        source = entry["source"]
+        from_corpus = source.startswith(_CORPUS)
+        pdf, outline = corpus_pdf(source) if from_corpus else outlined_pdf(source, out)
         return pdftotext_text(pdf, outline, layout=kind == "pdftotext-layout")
     src = Source.parse(entry["source"])
     if kind == "pandoc":
