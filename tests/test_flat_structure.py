@@ -8,6 +8,8 @@ setext underline, and guessed headings that are no title."""
 
 from __future__ import annotations
 
+import textwrap
+
 from pipeline.extract.text import flat_text_document
 from pipeline.model import Document
 from pipeline.parse.document import parse
@@ -1135,3 +1137,21 @@ def test_a_title_under_a_label_printed_on_two_lines_opening_its_page() -> None:
     body = [f"\f\fChapter\n\n{n}\n\n{t}\n{PROSE}\n" for n, t in enumerate(chapters, 12)]
     text = "Think Python\n\nContents\n\n" + "\n".join(rows) + f"\n\n{PROSE}\n\n" + "\n".join(body)
     assert [h.title for h in find_heading_lines(text.split("\n"))] == chapters
+
+
+def test_pandoc_contents_entry_wrapped_onto_a_second_line() -> None:
+    # pandoc -t plain wraps a long contents entry at 72 columns ("2.1 Characters and the
+    # Principles of Setting them for Japanese", then "Composition"); the body prints the
+    # heading on one line
+    long = "Characters and the Principles of Setting them for Japanese Composition"
+    entries = ["1 Introduction", "1.1 Purpose of This Document", "2 Basics of Composition"]
+    entries += [f"2.1 {long}", "2.2 Page Formats for Japanese Documents"]
+    wrapped = [
+        "2.1 Characters and the Principles of Setting them for Japanese\nComposition"
+        if e.startswith("2.1") else e for e in entries
+    ]  # fmt: skip
+    prose = textwrap.fill(PROSE, 72)  # pandoc's paragraphs, wrapped as its entries are
+    body = "\n\n".join(f"{e}\n\n{prose}" for e in entries)
+    text = "Requirements\n\nContents\n\n" + "\n\n".join(wrapped) + f"\n\n{prose}\n\n{body}\n"
+    found = [(h.title, h.level) for h in find_heading_lines(text.split("\n"))]
+    assert found == list(zip(entries, [1, 2, 1, 2, 2], strict=True))

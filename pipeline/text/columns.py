@@ -50,7 +50,38 @@ def paired_columns(lines: Sequence[str], start: int = 0) -> Columns:
     for n, t in _alternating(lines, start):
         joined[t] = f"{lines[n].strip()} {lines[t].strip()}"
         numbers.add(n)
+    for first, rest in _wrapped_entries(lines, start):
+        joined[first] = f"{lines[first].strip()} {lines[rest].strip()}"
+        numbers.add(rest)
     return Columns(joined, frozenset(numbers))
+
+
+# an entry's number: "2.1", "12", an appendix's "D" (then its title)
+_ENTRY_NUMBER = re.compile(r"(?:\d{1,2}(?:\.\d{1,3}){0,4}|[A-Z])\.?\s+\S")
+WRAP_REACH = 40  # lines either side whose longest gives the width a text is wrapped at
+
+
+def _wrapped_entries(lines: Sequence[str], start: int) -> list[tuple[int, int]]:
+    """(entry, rest) lines of numbered contents entries wrapped onto a second line, in a
+    block whose entries stand between blank lines (pandoc's plain text, wrapped at 72
+    columns: "2.1 Characters and the Principles of Setting them for Japanese", then
+    "Composition"): the rest's first word would not have fitted on the entry's line."""
+    out = []
+    for i in range(max(start, 1), len(lines) - 3):
+        entry, rest = lines[i], lines[i + 1]
+        if lines[i - 1].strip() or lines[i + 2].strip() or not rest.strip():
+            continue
+        if not (_ENTRY_NUMBER.match(entry) and _ENTRY_NUMBER.match(lines[i + 3])):
+            continue
+        if _ENTRY_NUMBER.match(rest) or rest[:1].isspace():
+            continue
+        # the width the text is wrapped at: what its lines run on from reach (a heading,
+        # never wrapped, may be longer)
+        near = range(max(0, i - WRAP_REACH), min(len(lines) - 1, i + WRAP_REACH))
+        width = max((len(lines[k].rstrip()) for k in near if lines[k + 1].strip()), default=0)
+        if len(entry.rstrip()) + 1 + len(rest.split()[0]) > width:
+            out.append((i, i + 1))
+    return out
 
 
 def _alternating(lines: Sequence[str], start: int) -> list[tuple[int, int]]:
