@@ -48,6 +48,7 @@ from devset_texts import (  # noqa: E402
     epub_text,
     makeinfo_version,
     mdbook_text,
+    pandoc_file_text,
     pandoc_text,
     pdftotext_text,
     texinfo_text,
@@ -148,20 +149,20 @@ def outlined_pdf(source: str, out: Path) -> tuple[bytes, list[Entry]]:
     return pdf, json.loads(js)
 
 
-def corpus_pdf(source: str) -> tuple[bytes, list[Entry]]:
-    """An outlined PDF of the shared corpus and its outline (``corpus/pdf/FILE.pdf ...``),
-    each checked against the sha256 the corpus MANIFEST.json gives."""
+def corpus_file(source: str, truth_suffix: str) -> tuple[Path, bytes]:
+    """A file of the shared corpus (``corpus/pdf/FILE.pdf ...``, ``corpus/epub/FILE.epub
+    ...``) and its truth file's bytes, each checked against the sha256 the corpus
+    MANIFEST.json gives."""
     corpus = data_dir() / "corpus"
     name = source.split()[0].removeprefix("corpus/")
     items = json.loads((corpus / "MANIFEST.json").read_text(encoding="utf-8"))["items"]
     known = {i["path"]: i["sha256"] for i in items}
-    files = []
-    for path in (name, name.removesuffix(".pdf") + ".outline.json"):
+    truth = name.rsplit(".", 1)[0] + truth_suffix
+    for path in (name, truth):
         data = (corpus / path).read_bytes()
         if path in known and sha256(data) != known[path]:
             raise DevSetError(f"corpus/{path}: sha256 {sha256(data)}, manifest {known[path]}")
-        files.append(data)
-    return files[0], json.loads(files[1])
+    return corpus / name, (corpus / truth).read_bytes()
 
 
 def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list[Entry]]:
@@ -169,9 +170,15 @@ def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list
     kind = entry["kind"]
     if kind in ("pdftotext", "pdftotext-layout"):
         source = entry["source"]
-        from_corpus = source.startswith(_CORPUS)
-        pdf, outline = corpus_pdf(source) if from_corpus else outlined_pdf(source, out)
+        if source.startswith(_CORPUS):
+            path, outline_json = corpus_file(source, ".outline.json")
+            pdf, outline = path.read_bytes(), json.loads(outline_json)
+        else:
+            pdf, outline = outlined_pdf(source, out)
         return pdftotext_text(pdf, outline, layout=kind == "pdftotext-layout")
+    if kind == "pandoc" and entry["source"].startswith("corpus/epub/"):
+        epub, toc = corpus_file(entry["source"], ".toc.json")
+        return pandoc_file_text(epub, json.loads(toc))
     src = Source.parse(entry["source"])
     if kind == "pandoc":
         return pandoc_text(mirrors, src)

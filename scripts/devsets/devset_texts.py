@@ -196,6 +196,18 @@ def pdftotext_text(pdf: bytes, outline: list[Entry], *, layout: bool) -> tuple[s
     return text, [{"level": e["level"], "title": e["title"]} for e in outline]
 
 
+def pandoc_file_text(epub: Path, toc: list[Entry]) -> tuple[str, list[Entry]]:
+    """``pandoc -f epub -t plain`` of an EPUB file with its nav truth (``toc.json``), less
+    the entries pointing at the nav itself, as for the ``epub`` kind."""
+    from eval_structure import without_nav
+
+    from pipeline.extract.dispatch import extract_path
+
+    truth = without_nav(toc, extract_path(epub))
+    text = _run(["pandoc", "-f", "epub", "-t", "plain", str(epub)], str(epub))
+    return text, [{"level": e["level"], "title": e["title"]} for e in truth]
+
+
 def pandoc_text(mirrors: Mirrors, folder: Source) -> tuple[str, list[Entry]]:
     """``pandoc -f epub -t plain`` of the sample zipped as an EPUB (pandoc's defaults:
     wrapped at 72 columns, headings as their text); truth from its nav document, less the
