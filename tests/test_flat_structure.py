@@ -1155,3 +1155,26 @@ def test_pandoc_contents_entry_wrapped_onto_a_second_line() -> None:
     text = "Requirements\n\nContents\n\n" + "\n\n".join(wrapped) + f"\n\n{prose}\n\n{body}\n"
     found = [(h.title, h.level) for h in find_heading_lines(text.split("\n"))]
     assert found == list(zip(entries, [1, 2, 1, 2, 2], strict=True))
+
+
+def test_chapters_a_brief_contents_leaves_out_are_headings() -> None:
+    # an ebook's brief contents names its front matter and "Begin Reading" only; the
+    # chapters counting up after it ("Chapter 1. Loomings.") are headings beside them
+    front = ["Transcriber's Notes", "Etymology", "Extracts"]
+    rows = [f"{n}.  {t}" for n, t in enumerate([*front, "Begin Reading", "Copyright"], 1)]
+    chapters = [f"Chapter {n}. Title number {n}." for n in range(1, 7)]
+    body = [line for t in [*front, *chapters] for line in ("", t, "", PROSE)]
+    found = find_heading_lines(["Moby-Dick", "", "Brief Contents", "", *rows, "", PROSE, *body])
+    assert [(h.title, h.level) for h in found] == [(t, 1) for t in [*front, *chapters]]
+
+
+def test_running_heads_numbering_chapters_are_no_series_the_contents_left_out() -> None:
+    # "Chapter 2. Variables" printed on every page of its chapter: a number printed again
+    # is a running head, not a chapter of a series the contents left out
+    titles = ["Variables", "Functions", "Iteration", "Strings", "Lists", "Tuples"]
+    rows = [f"{n}. {t} . . . . {n * 10}" for n, t in enumerate(titles, 1)]
+    body = []
+    for n, t in enumerate(titles, 1):
+        body += ["", t, "", PROSE, "", f"Chapter {n}. {t}", "", PROSE, "", f"Chapter {n}. {t}"]
+    found = find_heading_lines(["Think Python", "", "Contents", "", *rows, "", PROSE, *body])
+    assert [h.title for h in found] == titles

@@ -24,19 +24,21 @@ def decide(c: Candidate, e: Evidence, *, mode: Mode) -> int | None:
       1. a contents entry names the line: the entry's rank;
       2. a label line of a series the contents named ("CHAPTER IV." when "CHAPTER III."
          was named): the series' rank;
-      3. a bare numeral filling the one gap of a named series of numerals: their rank.
+      3. a bare numeral filling the one gap of a named series of numerals: their rank;
+      4. a chapter of a series counting up that the contents left out ("Chapter 1.
+         Loomings." under a brief contents of the front matter): the top entries' rank.
     Without one, the line must be set off as a heading (alone, not in a list, not prose,
     heading text), and then:
-      4. a bare numeral ("XIV") is a chapter only in a sequence counting up by one;
-      5. a line that looks like a heading (Part, Chapter, ``1.2 Title``, ALL CAPS, short
+      5. a bare numeral ("XIV") is a chapter only in a sequence counting up by one;
+      6. a line that looks like a heading (Part, Chapter, ``1.2 Title``, ALL CAPS, short
          Title Case) takes the rank of its look;
-      6. a short numbered title ending in a period ("2. Second Day.") is a chapter only in
+      7. a short numbered title ending in a period ("2. Second Day.") is a chapter only in
          a sequence.
     """
     if mode == "links":
         return e.link_depth
     if mode == "contents":
-        for rank in (e.contents_rank, e.series_rank, e.gap_rank):
+        for rank in (e.contents_rank, e.series_rank, e.gap_rank, e.chapter_rank):
             if rank is not None:
                 return rank
         return None

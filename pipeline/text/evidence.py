@@ -6,12 +6,13 @@ small function here; ``decide`` weighs them."""
 from __future__ import annotations
 
 import itertools
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .candidates import Candidate, label_before
-from .labels import numeral_sequences
+from .labels import ROMAN, numeral_sequences, numeral_value
 from .shapes import PART
 from .toc import TocEntry
 from .toc_ranks import toc_ranks
@@ -25,6 +26,7 @@ class Evidence:
     in_sequence: bool = False  # a bare numeral or "N. Title." in a run counting up by one
     set_off: bool = False  # alone, between paragraphs, heading the text under it
     link_depth: int | None = None  # a "Next topic" link names the line; its depth
+    chapter_rank: int | None = None  # a chapter of a numbered series the contents left out
 
 
 def collect(
@@ -41,9 +43,16 @@ def collect(
     series = named_series(lines, candidates, after, contents)
     gaps = numeral_gaps(lines, candidates, after, contents)
     runs = set() if toc else in_sequence(candidates)
+    chapters = unnamed_chapters(lines, candidates, after, contents)
     return {
         i: Evidence(
-            contents.get(i), series.get(i), gaps.get(i), i in runs, set_off(c), links.get(i)
+            contents.get(i),
+            series.get(i),
+            gaps.get(i),
+            i in runs,
+            set_off(c),
+            links.get(i),
+            chapters.get(i),
         )
         for i, c in candidates.items()
     }
@@ -68,6 +77,32 @@ def named_by_contents(
     if parts and others and min(others) <= max(ranks[k] for k in parts):
         ranks = [0 if k in parts else r - min(others) + 1 for k, r in enumerate(ranks)]
     return {e.target: rank for e, rank in zip(toc, ranks, strict=True)}
+
+
+MIN_UNNAMED = 5  # chapters counting up before a series the contents left out is one
+# "Chapter 1. Loomings.": a chapter's label with its title on the line
+_CHAPTER_NUMBER = re.compile(rf"(?i:chapter|chap\.)\s+(\d{{1,3}}|{ROMAN})\b[.:]?\s+\w")
+
+
+def unnamed_chapters(
+    lines: Sequence[str], candidates: Mapping[int, Candidate], after: int, named: dict[int, int]
+) -> dict[int, int]:
+    """Chapters counting up by one, each label with its title ("Chapter 1. Loomings.",
+    "Chapter 2. The Carpet-Bag."), at least ``MIN_UNNAMED`` standing alone after the
+    contents, when the contents names none of them (a brief contents of the front matter
+    and "Begin Reading", as an ebook prints it): at the rank of its top entries."""
+    labels = {label_before(lines, candidates, i) for i in named}
+    if not named or any(_CHAPTER_NUMBER.match(lines[i].strip()) for i in {*named, *labels} if i):
+        return {}  # the contents names the series (or the titles under its labels)
+    values = []
+    for i, c in sorted(candidates.items()):
+        m = _CHAPTER_NUMBER.match(c.text) if i >= after and c.standalone else None
+        if m is not None and (value := numeral_value(m.group(1))) is not None:
+            values.append((i, value))
+    if len({v for _, v in values}) < len(values):
+        return {}  # a number printed again: running heads ("Chapter 2. Variables" a page)
+    chain = numeral_sequences(values)
+    return dict.fromkeys(chain, min(named.values())) if len(chain) >= MIN_UNNAMED else {}
 
 
 def set_off(c: Candidate) -> bool:
