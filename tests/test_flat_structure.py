@@ -1178,3 +1178,22 @@ def test_running_heads_numbering_chapters_are_no_series_the_contents_left_out() 
         body += ["", t, "", PROSE, "", f"Chapter {n}. {t}", "", PROSE, "", f"Chapter {n}. {t}"]
     found = find_heading_lines(["Think Python", "", "Contents", "", *rows, "", PROSE, *body])
     assert [h.title for h in found] == titles
+
+
+def test_numerals_heading_a_storys_parts_rank_under_its_title() -> None:
+    # "A Scandal in Bohemia", then "I", "II", "III" each heading the story's text: the
+    # numerals divide the title over them; a numeral with its own title after it ("I",
+    # "_Introduction_") stays a chapter's label
+    stories = ["A Scandal in Bohemia", "The Redheaded League", "A Case of Identity"]
+    body = ["", stories[0]]
+    body += [line for n in ("I", "II", "III") for line in ("", n, "", PROSE)]
+    body += [line for t in stories[1:] for line in ("", t, "", PROSE)]
+    found = find_heading_lines(["Adventures", "", "", *body])
+    assert [(h.title, h.level) for h in found] == [
+        (stories[0], 1),
+        ("I", 2),
+        ("II", 2),
+        ("III", 2),
+        (stories[1], 1),
+        (stories[2], 1),
+    ]

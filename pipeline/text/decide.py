@@ -29,7 +29,8 @@ def decide(c: Candidate, e: Evidence, *, mode: Mode) -> int | None:
          Loomings." under a brief contents of the front matter): the top entries' rank.
     Without one, the line must be set off as a heading (alone, not in a list, not prose,
     heading text), and then:
-      5. a bare numeral ("XIV") is a chapter only in a sequence counting up by one;
+      5. a bare numeral ("XIV") is a chapter only in a sequence counting up by one (a
+         part of the story over it when each run's "I" stands under a title);
       6. a line that looks like a heading (Part, Chapter, ``1.2 Title``, ALL CAPS, short
          Title Case) takes the rank of its look;
       7. a short numbered title ending in a period ("2. Second Day.") is a chapter only in
@@ -45,7 +46,9 @@ def decide(c: Candidate, e: Evidence, *, mode: Mode) -> int | None:
     if not e.set_off:
         return None
     if c.numeral is not None:
-        return CHAPTER_RANK if e.in_sequence else None
+        if not e.in_sequence:
+            return None
+        return CHAPTER_RANK if e.numeral_rank is None else e.numeral_rank
     if c.shape is not None:
         return c.shape
     if c.numbered_title is not None and e.in_sequence:

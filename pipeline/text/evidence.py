@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .candidates import Candidate, label_before
-from .labels import ROMAN, numeral_sequences, numeral_value
+from .labels import ROMAN, numeral_sequences, numeral_value, title_after
 from .shapes import PART
 from .toc import TocEntry
 from .toc_ranks import toc_ranks
@@ -27,6 +27,7 @@ class Evidence:
     set_off: bool = False  # alone, between paragraphs, heading the text under it
     link_depth: int | None = None  # a "Next topic" link names the line; its depth
     chapter_rank: int | None = None  # a chapter of a numbered series the contents left out
+    numeral_rank: int | None = None  # a numeral of a run that divides the titles over it
 
 
 def collect(
@@ -44,6 +45,7 @@ def collect(
     gaps = numeral_gaps(lines, candidates, after, contents)
     runs = set() if toc else in_sequence(candidates)
     chapters = unnamed_chapters(lines, candidates, after, contents)
+    under = numerals_under_titles(lines, candidates, runs)
     return {
         i: Evidence(
             contents.get(i),
@@ -53,6 +55,7 @@ def collect(
             set_off(c),
             links.get(i),
             chapters.get(i),
+            under if i in runs else None,
         )
         for i, c in candidates.items()
     }
@@ -103,6 +106,27 @@ def unnamed_chapters(
         return {}  # a number printed again: running heads ("Chapter 2. Variables" a page)
     chain = numeral_sequences(values)
     return dict.fromkeys(chain, min(named.values())) if len(chain) >= MIN_UNNAMED else {}
+
+
+def numerals_under_titles(
+    lines: Sequence[str], candidates: Mapping[int, Candidate], runs: set[int]
+) -> int | None:
+    """The rank of the runs of bare numerals that divide the titles over them: each run's
+    "I" stands right under a title set as a heading and heads text, with no title of its
+    own ("A Scandal in Bohemia", "I", then the story's first paragraph): one rank below
+    the lowest such title. None otherwise: a numeral with its title after it ("I",
+    "_Introduction_") is a chapter's label, whatever stands over it."""
+    firsts = [i for i in runs if candidates[i].numeral == 1]
+    titles = []
+    for i in firsts:
+        p = i - 1
+        while p >= 0 and not lines[p].strip():
+            p -= 1
+        c = candidates.get(p)
+        if c is None or c.shape is None or not set_off(c) or title_after(lines, i):
+            return None
+        titles.append(c.shape)
+    return max(titles) + 1 if titles else None
 
 
 def set_off(c: Candidate) -> bool:
