@@ -1197,3 +1197,21 @@ def test_numerals_heading_a_storys_parts_rank_under_its_title() -> None:
         (stories[1], 1),
         (stories[2], 1),
     ]
+
+
+def test_plain_pdftotext_two_column_contents_read_across_names_in_number_order() -> None:
+    # plain pdftotext reads a contents set in two columns across them: "3 User Guide"'s
+    # first lines, then the right column's "4 Author Guide", then the rest of 3's; the
+    # entries name the body's headings in the order of their numbers
+    rows = ["1 Introduction", "1.1 About . . . .", "1.2 License . . . .", ""]
+    rows += ["3 User Guide", "3.1 Options . . . .", ""]
+    rows += ["4 Author Guide", "4.1 Overview . . . .", "4.2 Styles . . . .", ""]
+    rows += ["3.2 Commands . . . .", "3.3 Notes . . . .", "", "2 Database Guide", "2.1 Types . . ."]
+    titles = ["1 Introduction", "1.1 About", "1.2 License", "2 Database Guide", "2.1 Types"]
+    titles += ["3 User Guide", "3.1 Options", "3.2 Commands", "3.3 Notes", "4 Author Guide"]
+    titles += ["4.1 Overview", "4.2 Styles"]
+    body = [line for t in titles for line in ("", t, PROSE)]
+    found = find_heading_lines(["biblatex", "", "Contents", "", *rows, "", PROSE, *body])
+    assert [(h.title, h.level) for h in found] == [
+        (t, 1 if "." not in t.split()[0] else 2) for t in titles
+    ]

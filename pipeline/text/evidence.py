@@ -40,7 +40,7 @@ def collect(
     speaks for the lines after it; without one the runs of numbered lines do; ``links``
     are the depths of the lines navigation links name (``navigation``)."""
     contents = named_by_contents(toc, lines, candidates)
-    after = toc[-1].line + 1 if toc else len(lines)
+    after = max(e.line for e in toc) + 1 if toc else len(lines)
     series = named_series(lines, candidates, after, contents)
     gaps = numeral_gaps(lines, candidates, after, contents)
     runs = set() if toc else in_sequence(candidates)

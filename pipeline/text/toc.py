@@ -9,6 +9,8 @@ stay text.
 
 from __future__ import annotations
 
+import itertools
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -220,12 +222,35 @@ def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -
     return k + 1 < len(lines) and is_page_number(lines[k]) and lines[k + 1].startswith("\f")
 
 
+_SECTION = re.compile(r"\s*(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s")
+
+
+def _in_number_order(lines: Sequence[str], hits: list[int]) -> list[int]:
+    """The entry lines in the order of their section numbers, when the block printed them
+    otherwise: plain pdftotext reads a contents set in two columns across them, so "4
+    Author Guide" and its sections come before "3 User Guide"'s. An unnumbered entry keeps
+    its place after the numbered one before it."""
+    keys = []
+    numbers = []
+    last: tuple[int, ...] = ()
+    for h in hits:
+        m = _SECTION.match(lines[h].lstrip("\f"))
+        if m:
+            last = tuple(int(p) for p in m.group(1).split("."))
+            numbers.append(last)
+        keys.append((last, h))
+    if len(set(numbers)) < len(numbers) or all(a <= b for a, b in itertools.pairwise(keys)):
+        return hits  # in order, or numbered again from 1 (several books' contents)
+    return [h for _, h in sorted(keys)]
+
+
 def _targets(
     lines: Sequence[str], hits: list[int], end: int, where: dict[str, list[int]]
 ) -> list[TocEntry]:
     """Each entry's body line: of the lines after the block carrying the entry's title
     (numbering folded), the choice that names the most entries in order (a longest
     increasing run, so one entry matched too far ahead cannot hide the rest)."""
+    hits = _in_number_order(lines, hits)
     items: list[tuple[int, int]] = []  # (body line, entry); an entry's lines descending
     for n, h in enumerate(hits):
         later = named_lines(where, entry_title(lines[h].strip()))
