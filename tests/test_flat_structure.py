@@ -1215,3 +1215,33 @@ def test_plain_pdftotext_two_column_contents_read_across_names_in_number_order()
     assert [(h.title, h.level) for h in found] == [
         (t, 1 if "." not in t.split()[0] else 2) for t in titles
     ]
+
+
+def test_numbered_sections_of_a_poem_in_the_contents_are_entries() -> None:
+    # Folio's own flat export of an EPUB: a poem's sections "1", "2", "3" indented under
+    # it in the contents name the body's bare numerals (no page numbers: they count from 1)
+    rows = ["Inscriptions", "    One's-Self I Sing", "Song of Myself"]
+    rows += [f"    {n}" for n in range(1, 5)] + ["Children of Adam"]
+    body = ["Inscriptions", "One's-Self I Sing", "Song of Myself", *map(str, range(1, 5))]
+    body += ["Children of Adam"]
+    text = ["Leaves of Grass", "", "Contents", "", *rows, "", PROSE]
+    text += [line for t in body for line in ("", t, "", PROSE)]
+    found = [(h.title, h.level) for h in find_heading_lines(text)]
+    assert found == list(zip(body, [1, 2, 1, 2, 2, 2, 2, 1], strict=True))
+
+
+def test_chapters_inside_one_entry_of_a_full_contents_stay_under_it() -> None:
+    # a contents naming more headings than a story's "CHAPTER I ..." series has them
+    # inside its last entry: they are no series it left out at its top rank
+    stories = [f"{190 + n} STORY NUMBER {n}" for n in range(8)]
+    rows = ["SECTION IV FAIRY STORIES", *(f"    {s}" for s in stories)]
+    body = ["SECTION IV FAIRY STORIES", *stories]
+    text = ["Children's Literature", "", "Contents", "", *rows, "", PROSE]
+    text += [line for t in body for line in ("", t, "", PROSE)]
+    text += [
+        line
+        for n in ("I", "II", "III", "IV", "V")
+        for line in ("", f"CHAPTER {n} HOW IT WENT", "", PROSE)
+    ]
+    found = find_heading_lines(text)
+    assert [h.title for h in found] == body

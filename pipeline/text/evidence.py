@@ -92,8 +92,9 @@ def unnamed_chapters(
 ) -> dict[int, int]:
     """Chapters counting up by one, each label with its title ("Chapter 1. Loomings.",
     "Chapter 2. The Carpet-Bag."), at least ``MIN_UNNAMED`` standing alone after the
-    contents, when the contents names none of them (a brief contents of the front matter
-    and "Begin Reading", as an ebook prints it): at the rank of its top entries."""
+    contents, when the contents names none of them and fewer headings than they are (a
+    brief contents of the front matter and "Begin Reading", as an ebook prints it): at
+    the rank of its top entries."""
     labels = {label_before(lines, candidates, i) for i in named}
     if not named or any(_CHAPTER_NUMBER.match(lines[i].strip()) for i in {*named, *labels} if i):
         return {}  # the contents names the series (or the titles under its labels)
@@ -105,7 +106,9 @@ def unnamed_chapters(
     if len({v for _, v in values}) < len(values):
         return {}  # a number printed again: running heads ("Chapter 2. Variables" a page)
     chain = numeral_sequences(values)
-    return dict.fromkeys(chain, min(named.values())) if len(chain) >= MIN_UNNAMED else {}
+    if len(chain) < MIN_UNNAMED or len(chain) <= len(named):
+        return {}  # a contents naming more than the series has them inside one of its entries
+    return dict.fromkeys(chain, min(named.values()))
 
 
 def numerals_under_titles(

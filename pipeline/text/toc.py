@@ -27,6 +27,7 @@ from .entries import (
     title_column,
 )
 from .furniture import is_page_number
+from .labels import bare_numeral
 from .layout import page_head, standalone
 from .titles import entry_key
 
@@ -142,6 +143,7 @@ def _block(
     hits: list[int] = []
     keys: set[str] = set()
     tried = tried_at_last = blanks = misses = page = 0
+    numeral = None  # the value of the entry line before, when a bare numeral
     for j in range(i, len(lines)):
         text = lines[j].strip()
         if j in furniture or page_head(lines, j):
@@ -158,7 +160,10 @@ def _block(
         look = _entry_look(lines, j, where, looks)
         if look is None:
             break
-        if is_page_number(text):
+        before = numeral
+        numeral = bare_numeral(text) if lines[j][:1] == " " else None
+        numeral = numeral if _counting(numeral, before) else None
+        if is_page_number(text) and numeral is None:
             continue  # "107", "ii", "II": a page's number, no entry (nor the body's heading)
         key, last_named = look
         # "39 Page numbers" after "27 Page numbers" is another entry, not the body's heading
@@ -208,6 +213,16 @@ def _entry_look(
             named = named_lines(where, title)
             looks[j] = (entry_key(title), named[-1] if named else -1)
     return looks[j]
+
+
+def _counting(value: int | None, before: int | None) -> bool:
+    """Whether an indented bare numeral entry counts sections ("1", "2", "3" of a poem,
+    "I", "II" under a story): "1" under a title, or one more than the counting numeral
+    right before it. Page numbers are not indented in plain pdftotext's columns, nor
+    counted from 1 under a title."""
+    if value is None:
+        return False
+    return (value == 1 and before is None) or (before is not None and value == before + 1)
 
 
 def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:
