@@ -117,9 +117,12 @@ def _blocks(
     ``where``."""
     blocks = []
     looks: dict[int, tuple[str, int] | None] = {}  # a line's look, shared by the blocks tried
+    # read once, not at every block tried: running heads as furniture, the page numbers
+    furniture |= {j for j in range(start, len(lines)) if page_head(lines, j)}
+    numbers = frozenset(j for j in range(start, len(lines)) if is_page_number(lines[j]))
     i = start
     while i < len(lines):
-        block, end = _block(lines, i, where, furniture, looks)
+        block, end = _block(lines, i, where, furniture, looks, numbers)
         if block:
             blocks.append(block)
         i = max(end, i + 1)
@@ -132,6 +135,7 @@ def _block(
     where: dict[str, list[int]],
     furniture: frozenset[int],
     looks: dict[int, tuple[str, int] | None],
+    numbers: frozenset[int],
 ) -> tuple[list[TocEntry], int]:
     """The contents block starting at line ``i``, if one does, and the line after it.
 
@@ -146,7 +150,7 @@ def _block(
     numeral = None  # the value of the entry line before, when a bare numeral
     for j in range(i, len(lines)):
         text = lines[j].strip()
-        if j in furniture or page_head(lines, j):
+        if j in furniture:
             blanks = 0
             continue
         if not text:
@@ -163,7 +167,7 @@ def _block(
         before = numeral
         numeral = bare_numeral(text) if lines[j][:1] == " " else None
         numeral = numeral if _counting(numeral, before) else None
-        if is_page_number(text) and numeral is None:
+        if j in numbers and numeral is None:
             continue  # "107", "ii", "II": a page's number, no entry (nor the body's heading)
         key, last_named = look
         # "39 Page numbers" after "27 Page numbers" is another entry, not the body's heading
