@@ -4,6 +4,7 @@ builds with them is the one ``folio reindex`` builds from the store."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from pipeline.chunk.concepts import prefix_lead
 from pipeline.index import lexical, side_index, terms
 from pipeline.index.filters import Filters
 from pipeline.index.lexical import DocInfo
+from pipeline.index.schema import Encoded
 from pipeline.index.store import Store
 from pipeline.index.words import query_words, words
 from pipeline.ingest import IngestOptions, ingest
@@ -62,7 +64,10 @@ def test_the_rows_a_worker_makes_are_those_the_sync_made(tmp_path: Path) -> None
         work = Found(str(path), file_sha256(path), path.stat().st_size)
         result = process_file(work, job)
         assert result.failure is None and result.record is not None and result.terms
-        stored = [c.to_store() for c in result.chunks if c.chunk.tier == "snippet"]
+        # the worker's encoded chunks (a run without vectors), as Typesense reads them
+        chunks = [json.loads(c.line) for c in result.chunks if isinstance(c, Encoded)]
+        assert len(chunks) == len(result.chunks)
+        stored = [c for c in chunks if c["tier"] == "snippet"]
         doc = DocInfo.of(result.record.to_store())  # the catalog entry, as stored
         assert result.terms.fit(doc)
         rows = result.terms.rows

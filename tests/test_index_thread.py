@@ -11,6 +11,7 @@ import pytest
 
 from pipeline import chunk_markdown
 from pipeline.index.records import ChunkRecord
+from pipeline.index.schema import Encoded
 from pipeline.ingest import FileResult, IndexThread
 
 CHUNK = ChunkRecord.from_chunk(chunk_markdown("# A\n\ntext\n")[0], "markdown")
@@ -20,7 +21,7 @@ class Recorder:
     """Takes results like ``Indexer`` does; ``add`` waits for ``gate`` when it is set up."""
 
     def __init__(self, fail_on: str | None = None) -> None:
-        self.batch: list[ChunkRecord] = []
+        self.batch: list[ChunkRecord | Encoded] = []
         self.added: list[str] = []
         self.flushes = 0
         self.finals = 0

@@ -16,7 +16,7 @@ from typing import Any
 
 from pipeline import chunk_file, make_config
 from pipeline.index.records import ChunkRecord
-from pipeline.index.schema import CHUNKS, DOCUMENTS
+from pipeline.index.schema import CHUNKS, DOCUMENTS, Encoded
 from pipeline.index.store import Store
 from pipeline.ingest import (
     FileResult,
@@ -215,6 +215,22 @@ def test_batch_size_option_sets_the_import_size(store: Store, tmp_path: Path) ->
     indexer.flush()
     assert store.count(CHUNKS) == n and report.ingested == [str(doc)]
     assert store.count(DOCUMENTS, "status:=complete") == 1
+
+
+def test_worker_sends_its_chunks_encoded_as_ascii_json(tmp_path: Path) -> None:
+    """A worker of a run without vectors encodes its chunks (the ingesting process only
+    joins the lines): each line is the stored document, ASCII (0.24 drops bytes of a
+    raw UTF-8 body); a run that adds vectors gets records, to add them to."""
+    lib = library(tmp_path)
+    for path in good_files(lib):
+        found = Found(str(path), file_sha256(path), path.stat().st_size)
+        result = process_file(found, Job(CONFIG, "fingerprint"))
+        lines = [c.line for c in result.chunks if isinstance(c, Encoded)]
+        assert len(lines) == len(result.chunks) > 0 and all(line.isascii() for line in lines)
+        want = expected_docs([path])
+        assert [json.loads(line) for line in lines] == list(want.values())
+        records = process_file(found, Job(CONFIG, "fingerprint", embed=True)).chunks
+        assert [c.to_store() for c in records if isinstance(c, ChunkRecord)] == list(want.values())
 
 
 def test_run_replaces_the_worker_pool(store: Store, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Literal, get_args
 
 from ..model import STAGES, Chunk, Stage
 from ..shared import pathtext
+from .schema import CHUNKS, Encoded, encoded
 
 Status = Literal["indexing", "complete", "empty", "failed", "duplicate"]
 STATUSES: tuple[Status, ...] = get_args(Status)
@@ -144,6 +145,10 @@ class ChunkRecord:
             if self.embedder:
                 doc["embedder"] = self.embedder
         return as_utf8(doc, "source")
+
+    def encoded(self) -> Encoded:
+        """``to_store`` as the line an import sends (``schema.encoded``)."""
+        return encoded(self.to_store(), CHUNKS)
 
 
 def as_utf8(doc: dict[str, Any], path: str) -> dict[str, Any]:

@@ -34,7 +34,8 @@ from .schema import (
     DOCUMENTS,
     META,
     VECTOR_DROPPED,
-    check_ranges,
+    Encoded,
+    encoded,
     schema,
     schema_with_width,
     vector_width,
@@ -327,7 +328,8 @@ class Store:
             batch = [json.loads(line) for line in lines[start : start + BATCH_SIZE]]
             if drop:
                 batch = [{k: v for k, v in d.items() if k not in VECTOR_DROPPED} for d in batch]
-            results = self.call(f"import {new}", partial(self._import, new, batch))
+            lines = [json.dumps(d) for d in batch]  # ASCII, as ``schema.encoded``
+            results = self.call(f"import {new}", partial(self._import, new, lines))
             refused = [str(r.get("error")) for r in results if not r.get("success")]
             if refused:
                 raise StoreError(
@@ -352,41 +354,42 @@ class Store:
 
     # -- documents -------------------------------------------------------------------------
     def upsert(
-        self, name: str, docs: Sequence[dict[str, Any]], action: str = "upsert"
+        self, name: str, docs: Sequence[dict[str, Any] | Encoded], action: str = "upsert"
     ) -> list[ImportFailure]:
         """Upsert in batches; returns the documents Typesense refused, with its reason.
-        ``action="update"``: each document names only the fields it changes."""
+        ``action="update"``: each document names only the fields it changes. A document
+        may come encoded already (``schema.encoded``: an ingest's workers do that)."""
         failures: list[ImportFailure] = []
-        good: list[dict[str, Any]] = []
+        good: list[Encoded] = []
         for d in docs:
-            problem = check_ranges(d, name)
-            if problem:
-                failures.append(ImportFailure(str(d.get("id")), problem))
+            e = d if isinstance(d, Encoded) else encoded(d, name)
+            if e.problem:
+                failures.append(ImportFailure(e.id, e.problem))
             else:
-                good.append(d)
+                good.append(e)
         for start in range(0, len(good), BATCH_SIZE):
             self.writable()
             batch = good[start : start + BATCH_SIZE]
-            results = self.call(f"import into {name}", partial(self._import, name, batch, action))
-            for doc, res in zip(batch, results, strict=True):
+            lines = [e.line for e in batch]
+            results = self.call(f"import into {name}", partial(self._import, name, lines, action))
+            for e, res in zip(batch, results, strict=True):
                 if not res.get("success"):
-                    failures.append(ImportFailure(str(doc.get("id")), str(res.get("error"))))
+                    failures.append(ImportFailure(e.id, str(res.get("error"))))
         return failures
 
     def _import_raw(self, name: str, body: str, action: str = "upsert") -> str:
         return str(self.client.collections[name].documents.import_(body, {"action": action}))
 
-    def _import(
-        self, name: str, batch: list[dict[str, Any]], action: str = "upsert"
-    ) -> list[dict[str, Any]]:
-        """Import one batch; exactly one parsed result per document, else IncompleteImport."""
-        raw = self._import_raw(name, "\n".join(json.dumps(d) for d in batch), action)
+    def _import(self, name: str, lines: list[str], action: str = "upsert") -> list[dict[str, Any]]:
+        """Import one batch of encoded documents (``schema.encoded``); exactly one parsed
+        result per document, else IncompleteImport."""
+        raw = self._import_raw(name, "\n".join(lines), action)
         try:
             results = json_lines(raw)
         except ValueError as exc:
             raise IncompleteImport(f"unparsable import response {raw[:80]!r}") from exc
-        if len(results) != len(batch):
-            raise IncompleteImport(f"{len(results)} import results for {len(batch)} documents")
+        if len(results) != len(lines):
+            raise IncompleteImport(f"{len(results)} import results for {len(lines)} documents")
         return results
 
     def delete(self, name: str, doc_id: str) -> None:

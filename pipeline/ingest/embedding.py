@@ -38,11 +38,12 @@ class Embedding:
 
     def result(self, result: FileResult) -> FileResult:
         """``result`` with its snippets' vectors, or failed at stage ``embed``."""
-        if result.failure is not None or not result.chunks:
-            return result
+        records = [c for c in result.chunks if isinstance(c, ChunkRecord)]
+        if result.failure is not None or not records or len(records) < len(result.chunks):
+            return result  # nothing to embed, or encoded by a worker (a run without vectors)
         t0 = time.perf_counter()
         try:
-            chunks = self._chunks(result.chunks)
+            chunks = self._chunks(records)
         except Exception as exc:  # the model failing on one file must not stop the rest
             found = Found(result.path, result.sha256, result.size)
             reason = f"{type(exc).__name__}: {exc}"

@@ -5,11 +5,11 @@ each node is then asked whether it holds them (``verify``)."""
 from __future__ import annotations
 
 import time
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..index.documents import release
-from ..index.records import DocumentRecord
-from ..index.schema import CHUNKS, DOCUMENTS
+from ..index.records import ChunkRecord, DocumentRecord
+from ..index.schema import CHUNKS, DOCUMENTS, Encoded
 from ..index.store import BATCH_SIZE, Store, quote
 from .catalog import Plan
 from .embedding import Embedding
@@ -55,7 +55,7 @@ class Indexer:
         self.batch_size = batch_size
         self.completed: list[DocumentRecord] = []
         self.report = report
-        self.batch: list[dict[str, Any]] = []
+        self.batch: list[tuple[str, Encoded]] = []  # (doc_id, chunk)
         self.waiting: dict[str, tuple[FileResult, int]] = {}  # doc_id -> (result, chunks left)
         self.records: list[DocumentRecord] = []
         # On a cluster, each node is asked whether it holds what was acknowledged.
@@ -75,7 +75,7 @@ class Indexer:
         self.records.append(result.record)
         self.waiting[result.sha256] = (result, len(result.chunks))
         for doc in result.chunks:
-            self.batch.append(doc.to_store())
+            self.batch.append((result.sha256, _encoded(doc)))
             if len(self.batch) >= self.batch_size:
                 self.flush(final=False)
 
@@ -90,7 +90,8 @@ class Indexer:
         self._write_records(self.records)
         self.records = []
         batch, self.batch = self.batch, []
-        failures = {f.id: f.reason for f in self.store.upsert(CHUNKS, batch)} if batch else {}
+        docs = [doc for _, doc in batch]
+        failures = {f.id: f.reason for f in self.store.upsert(CHUNKS, docs)} if batch else {}
         self.verifier.add(self._acknowledged(batch, failures))
         if final:
             self._write_records([])
@@ -98,18 +99,18 @@ class Indexer:
         self.report.seconds["index"] += time.perf_counter() - t0
 
     def _acknowledged(
-        self, batch: list[dict[str, Any]], failures: dict[str, str]
+        self, batch: list[tuple[str, Encoded]], failures: dict[str, str]
     ) -> list[FileResult]:
         """Count each document's chunks the batch stored; the documents with none left
         are complete (returned)."""
-        for doc in batch:
-            if doc["doc_id"] not in self.waiting:  # its document already failed
+        for doc_id, doc in batch:
+            if doc_id not in self.waiting:  # its document already failed
                 continue
-            result, left = self.waiting[doc["doc_id"]]
-            if doc["id"] in failures:
-                self._fail(result, f"chunk {doc['id']}: {failures[doc['id']]}")
+            result, left = self.waiting[doc_id]
+            if doc.id in failures:
+                self._fail(result, f"chunk {doc.id}: {failures[doc.id]}")
                 continue
-            self.waiting[doc["doc_id"]] = (result, left - 1)
+            self.waiting[doc_id] = (result, left - 1)
         done = [result for result, left in self.waiting.values() if left == 0]
         for result in done:
             self._complete(result)
@@ -156,6 +157,11 @@ class Indexer:
     def _rewrite(self, results: list[FileResult]) -> None:
         """Write these documents again: a node of the cluster holds other chunks than
         the ones acknowledged (upserts restore the missing, deletes drop extra ones)."""
-        self.store.upsert(CHUNKS, [d.to_store() for r in results for d in r.chunks])
+        self.store.upsert(CHUNKS, [_encoded(d) for r in results for d in r.chunks])
         for result in results:
             self._drop_beyond(result)
+
+
+def _encoded(doc: ChunkRecord | Encoded) -> Encoded:
+    """A chunk as the import sends it (most come encoded from the workers)."""
+    return doc if isinstance(doc, Encoded) else doc.encoded()

@@ -23,7 +23,9 @@ class Runner(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Pool:
-    """Results in completion order, one file in flight per worker (memory stays flat).
+    """Results in completion order, one file in flight per worker (memory stays flat),
+    the largest files first: the last to finish are then small ones, so the cores stay
+    busy to the end and little is left to index once the last file is done.
 
     With a time or memory limit every file runs in a supervised worker process (killed
     and replaced when it passes its deadline); with neither and one worker, in-line.
@@ -37,6 +39,7 @@ class Pool:
     def __call__(self, todo: Sequence[Found], job: Job) -> Iterator[FileResult]:
         if not todo:
             return
+        todo = largest_first(todo)
         limits = self.limits
         workers = self.workers or max(1, min(os.cpu_count() or 1, len(todo)))
         if workers == 1 and limits.file_timeout is None and limits.max_memory_mb is None:
@@ -51,6 +54,12 @@ class Pool:
             timeout=limits.file_timeout,
             memory_mb=limits.max_memory_mb,
         )
+
+
+def largest_first(todo: Sequence[Found]) -> list[Found]:
+    """The files by size, largest first (bytes stand in for the work: pages are not
+    known before extraction), in their given order among equals."""
+    return sorted(todo, key=lambda f: f.size, reverse=True)
 
 
 def _run_one(work: Found, note: Note, *, process: Process, job: Job) -> FileResult:

@@ -18,6 +18,7 @@ from ..errors import ExtractionError, FolioError
 from ..extract import extract_file
 from ..index.headings import StoredHeading, encode_headings
 from ..index.records import ChunkRecord, DocumentRecord
+from ..index.schema import Encoded
 from ..index.terms import DocTerms, made
 from ..model import Chunk, Document, Stage
 from ..parse.document import ParsedDocument, parse
@@ -48,10 +49,12 @@ class FileResult:
     sha256: str
     size: int
     record: DocumentRecord | None  # ``indexing`` until its chunks are in
-    chunks: tuple[ChunkRecord, ...]
+    # Encoded by the worker (``schema.encoded``: the ingesting process only joins the
+    # lines), or records when the ingesting process adds vectors to them first.
+    chunks: tuple[ChunkRecord | Encoded, ...]
     failure: Failure | None
     extract_s: float
-    chunk_s: float  # with the snippets' lexical rows
+    chunk_s: float  # with the snippets' lexical rows and the encoding
     embed_s: float = 0.0
     # The snippets' lexical rows, made here in parallel for the lexical index's sync
     # (``index.terms``); the ingesting process takes them off before indexing.
@@ -91,7 +94,9 @@ def process_file(work: Found, job: Job, note: Note | None = None) -> FileResult:
     except Exception as exc:
         return FileResult.failed(work, "chunk", f"{type(exc).__name__}: {exc}", t1 - t0)
     record = _document_record(work, doc, chunks, headings, job.fingerprint)
-    docs = tuple(ChunkRecord.from_chunk(c, doc.format) for c in chunks)
+    records = (ChunkRecord.from_chunk(c, doc.format) for c in chunks)
+    # Encoded here, in parallel, unless the ingesting process adds vectors first.
+    docs = tuple(records) if job.embed else tuple(r.encoded() for r in records)
     snippets = (c for c in chunks if c.tier == "snippet")
     terms = made(work.sha256, job.fingerprint, record.title, snippets)
     t2 = time.perf_counter()

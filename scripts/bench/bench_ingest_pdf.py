@@ -6,9 +6,11 @@ Extraction alone: ``extract_file`` of every PDF by a process pool of one worker 
 the ``folio ingest --no-embed`` command as a process, into a fresh ``FOLIO_HOME`` whose
 embedded Typesense server is started beforehand (not timed) and stopped after, through
 ``folio server stop`` of that home. Interleaved (extraction, ingest, ...), best of
-``--repeat``, wall seconds and the CPU seconds of the measured process and its children
-(the server's own CPU is not counted); the load average before and after. Goal (issue
-#42): ingest within 1.3x of extraction alone per page.
+``--repeat``, wall seconds and the CPU seconds of the measured process and its children;
+the Typesense server's own CPU during the ingest (read from /proc) is reported beside
+them, and a second CPU ratio counts it: the goal is per page, and the server shares the
+cores. The load average before and after. Goal (issue #42): ingest within 1.3x of
+extraction alone per page.
 
     python scripts/bench/bench_ingest_pdf.py [--corpus $FOLIO_DATA/corpus] [--extra DIR ...]
         [--repeat 2]
@@ -33,6 +35,8 @@ import rooms  # noqa: E402, F401  (puts every room of scripts/ on the path)
 from bench_extract import floor_loop  # noqa: E402  (scripts/ is on the path)
 from common import add_corpus, load_average, text_table  # noqa: E402
 
+from pipeline.index import server  # noqa: E402
+
 FOLIO = [sys.executable, "-m", "pipeline"]
 EXTRACT = """
 import os, sys
@@ -53,12 +57,23 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime), wall
 
 
-def ingest(library: Path, env: dict[str, str]) -> tuple[float, float]:
+def server_cpu(pid: int) -> float:
+    """CPU seconds (user + system) the process ``pid`` has used so far."""
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ingest(library: Path, env: dict[str, str]) -> tuple[float, float, float]:
+    """CPU and wall seconds of the ingest, and the server's CPU seconds meanwhile."""
     with tempfile.TemporaryDirectory(prefix="bench_ingest_pdf_") as home:
         env = {**env, "FOLIO_HOME": home}
         subprocess.run([*FOLIO, "server", "start"], env=env, check=True, capture_output=True)
         try:
-            return run([*FOLIO, "ingest", "--no-embed", str(library)], env)
+            running = server.running(Path(home))
+            assert running is not None, "the embedded server did not start"
+            before = server_cpu(running.pid)
+            cpu, wall = run([*FOLIO, "ingest", "--no-embed", str(library)], env)
+            return cpu, wall, server_cpu(running.pid) - before
         finally:
             subprocess.run([*FOLIO, "server", "stop"], env=env, check=False, capture_output=True)
 
@@ -85,20 +100,22 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_ingest_pdf_lib_") as lib:
         for f in texts:  # the library: links to the PDFs, one folder
             (Path(lib) / f.name).symlink_to(f.resolve())
-        best = [float("inf")] * 4  # extract cpu, wall, ingest cpu, wall
+        best = [float("inf")] * 5  # extract cpu, wall, ingest cpu, wall, server cpu
         for _ in range(args.repeat):
             ec, ew = run([sys.executable, "-c", EXTRACT, *map(str, texts)], env)
-            ic, iw = ingest(Path(lib), env)
-            best = [min(b, v) for b, v in zip(best, (ec, ew, ic, iw), strict=True)]
-    ec, ew, ic, iw = best
+            ic, iw, sc = ingest(Path(lib), env)
+            best = [min(b, v) for b, v in zip(best, (ec, ew, ic, iw, sc), strict=True)]
+    ec, ew, ic, iw, sc = best
     rows = [
-        ("extraction alone (pool)", f"{ec:.2f}", f"{ew:.2f}", f"{pages / ew:.0f}"),
-        ("folio ingest --no-embed", f"{ic:.2f}", f"{iw:.2f}", f"{pages / iw:.0f}"),
+        ("extraction alone (pool)", f"{ec:.2f}", "", f"{ew:.2f}", f"{pages / ew:.0f}"),
+        ("folio ingest --no-embed", f"{ic:.2f}", f"{sc:.2f}", f"{iw:.2f}", f"{pages / iw:.0f}"),
     ]
-    print(text_table(("", "CPU s", "wall s", "pages/s (wall)"), rows, right={1, 2, 3}))
+    head = ("", "CPU s", "server CPU s", "wall s", "pages/s (wall)")
+    print(text_table(head, rows, right={1, 2, 3, 4}))
     print(f"load after: {load_average()}")
-    print(f"ingest takes {iw / ew:.2f}x the wall time of extraction alone per page "
-          f"({ic / ec:.2f}x its CPU; goal ≤ 1.3x)")  # fmt: skip
+    print(f"ingest takes {iw / ew:.2f}x the wall time of extraction alone per page, "
+          f"{ic / ec:.2f}x its CPU ({(ic + sc) / ec:.2f}x with the server's; "
+          "goal ≤ 1.3x)")  # fmt: skip
     return 0
 
 
