@@ -103,9 +103,14 @@ class _Api:
         import pypdfium2_raw.bindings as bindings  # ships with pypdfium2
 
         lib = bindings._libs["pdfium"]
+        # the same library as a ``PyDLL``: its calls keep the GIL rather than release and
+        # take it back around each one (~35 ns of a ~260 ns call). For the short calls
+        # made per character or run only (2 M on the bench PDFs); a page's load and text
+        # page, milliseconds, let other threads run
+        held = ctypes.PyDLL(lib._name, handle=lib._handle)
 
-        def bind(name: str, args: list[Any] | None, res: Any) -> Callable[..., Any]:
-            fn = lib[name]  # a fresh function object: pypdfium2's own typing stays intact
+        def bind(name: str, args: list[Any] | None, res: Any, dll: Any = lib) -> Callable[..., Any]:
+            fn = dll[name]  # a fresh function object: pypdfium2's own typing stays intact
             fn.argtypes, fn.restype = args, res
             return fn  # type: ignore[no-any-return]
 
@@ -117,16 +122,16 @@ class _Api:
         self.get_text = bind("FPDFText_GetText", [_VP, _INT, _INT, _VP], _INT)
         # per character on a page whose text comes back with another length: bound
         # without ``argtypes`` like the calls below (23 pages of the bench PDFs, 36 k calls)
-        self.get_unicode = bind("FPDFText_GetUnicode", None, ctypes.c_uint)
+        self.get_unicode = bind("FPDFText_GetUnicode", None, ctypes.c_uint, held)
         # called per character or per run, so without ``argtypes`` (half the cost of a
         # call): they take the text page as a ``c_void_p`` (``_Api.handle``), an index
         # (a Python int is passed as a C int) and the out-parameters below as ``c_void_p``
-        self.text_object = bind("FPDFText_GetTextObject", None, _VP)
-        self.origin = bind("FPDFText_GetCharOrigin", None, _INT)
-        self.char_box = bind("FPDFText_GetCharBox", None, _INT)
-        self.font_size = bind("FPDFText_GetFontSize", None, _DBL)
-        self.matrix = bind("FPDFText_GetMatrix", None, _INT)
-        self.font = bind("FPDFTextObj_GetFont", [_VP], _VP)
+        self.text_object = bind("FPDFText_GetTextObject", None, _VP, held)
+        self.origin = bind("FPDFText_GetCharOrigin", None, _INT, held)
+        self.char_box = bind("FPDFText_GetCharBox", None, _INT, held)
+        self.font_size = bind("FPDFText_GetFontSize", None, _DBL, held)
+        self.matrix = bind("FPDFText_GetMatrix", None, _INT, held)
+        self.font = bind("FPDFTextObj_GetFont", [_VP], _VP, held)
         size_t = ctypes.c_size_t
         self.font_name = bind("FPDFFont_GetBaseFontName", [_VP, _VP, size_t], size_t)
         # out-parameters, reused (one thread per process)
