@@ -3,6 +3,7 @@ reads real corpus pages into the same structure as the pypdf layer."""
 
 from __future__ import annotations
 
+import ctypes
 import re
 import unicodedata
 from pathlib import Path
@@ -253,3 +254,29 @@ def test_word_starts_are_the_pattern_s(text: str, data: st.DataObject | None) ->
         return  # a stretch is one line: PDFium's line breaks are left out of it
     want = [m.start() for m in re.finditer(r"\S+", text[a:b])]
     assert _word_starts(text, a, b, spaced) == [a + w for w in want]
+
+
+@pytest.mark.parametrize("name", ["biblatex-symbol-pages.pdf", "kaobook-minimal-report.pdf"])
+def test_word_starts_on_real_pages(name: str) -> None:
+    """Every line of real pages (a math-symbol font's too): the word starts found from the
+    words' lengths are the pattern's."""
+    api = pdfium._api()
+    doc = pdfium.open_document(FIXTURES / name)
+    try:
+        spans = 0
+        for i in range(len(doc)):
+            page = doc[i]
+            tp = api.load_page(ctypes.cast(page.raw, ctypes.c_void_p).value)
+            try:
+                text = pdfium._page_text(api, pdfium._VP(tp))
+            finally:
+                api.close_page(tp)
+                page.close()
+            spaced = _ODD_SPACE.search(text) is None
+            for a, b in _spans(text):
+                want = [m.start() for m in re.finditer(r"\S+", text[a:b])]
+                assert _word_starts(text, a, b, spaced) == [a + w for w in want]
+                spans += 1
+    finally:
+        doc.close()
+    assert spans > 20
