@@ -140,3 +140,21 @@ def test_no_character_folds_differently_in_a_string() -> None:
     """``has_word`` relies on case folding mapping each character on its own."""
     text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     assert text.casefold() == "".join(c.casefold() for c in text)
+
+
+# lines without a line break, the case ``has_word`` reads line by line
+_ONE_LINE = st.lists(st.text(alphabet=_ALPHABET.replace("\n", ""), max_size=10), max_size=4)
+
+
+@given(_ONE_LINE)
+@example(["İb ab", "xab"])  # "i̇b" folds from a word, and its "b" is no word of its own
+@example(["ab-c", "abc"])
+def test_has_word_of_every_piece_of_the_folded_text(lines: list[str]) -> None:
+    """``has_word`` of every piece of the folded text (a word, part of one, across a line
+    break or not) is membership in the words."""
+    vocab, words = Vocabulary(lines), _per_line(lines)
+    folded = "\n".join(lines).casefold()
+    for a in range(len(folded)):
+        for b in range(a + 1, len(folded) + 1):
+            piece = folded[a:b]
+            assert vocab.has_word(piece) == (piece in words), piece

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pipeline.extract.boilerplate import _LAST_NUMBER, _trailing_number
-from pipeline.extract.pdf.headings import body_size
+from pipeline.extract.pdf.headings import _OutlineSearch, _read_as_lines, body_size
 from pipeline.extract.pdf.layout import _SENTENCE_END, Line, ends_sentence
 from pipeline.extract.pdf.statements import (
     CHAR_WIDTH,
@@ -19,6 +19,7 @@ from pipeline.extract.pdf.statements import (
     _tokens,
     _Value,
 )
+from pipeline.text.titles import title_chars
 
 # the characters the checks turn on, and some that are near them
 _LINE = st.text(alphabet=' \n\t.!?:;…"”’)]ivxlcIVXLCa7٣$€%,-—()*NAn/', max_size=24) | st.text(
@@ -91,3 +92,30 @@ def test_the_body_size_as_a_counter_finds_it(pages: list[list[tuple[float, str]]
         for ln in page:
             sizes[round(ln.size * 2) / 2] += len(ln.text)
     assert body_size(lines) == (sizes.most_common(1)[0][0] if sizes else 0.0)
+
+
+def _may_read_as_by_window(lines: list[str], i: int, key: str) -> bool:
+    """What ``_read_as_lines`` replaced, per window: the ``title_chars`` of lines ``i``,
+    ``i..i+1``, ``i..i+2`` in turn, one of them ending in ``key``."""
+    chars = ""
+    for j in range(i, min(i + 3, len(lines))):
+        chars += title_chars(lines[j])
+        if chars.endswith(key):
+            return True
+    return False
+
+
+_TITLE_LINE = st.text(alphabet="ab A.-1 ß", max_size=6)
+
+
+@given(st.lists(_TITLE_LINE, max_size=8), st.text(alphabet="ab1s", max_size=4))
+@example(["a", "", "b", "ab"], "ab")  # a line without word characters inside a window
+@example(["aa", "a"], "aa")  # overlapping occurrences
+def test_the_windows_that_may_read_as_a_title_as_each_window_tells(
+    texts: list[str], key: str
+) -> None:
+    lines = [Line(t, 0.0, 0.0, 10.0, False, False) for t in texts]
+    search = _OutlineSearch([lines], 10.0, {})
+    got = _read_as_lines(search, 0, key)
+    want = {i for i in range(len(texts)) if _may_read_as_by_window(texts, i, key)}
+    assert (set(range(len(texts))) if got is None else got) == want

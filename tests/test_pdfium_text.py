@@ -3,6 +3,7 @@ reads real corpus pages into the same structure as the pypdf layer."""
 
 from __future__ import annotations
 
+import ctypes
 import re
 import unicodedata
 from pathlib import Path
@@ -15,6 +16,7 @@ from pipeline.extract.pdf import pdfium
 from pipeline.extract.pdf.layout import _BOLD_NAME, clean_text
 from pipeline.extract.pdf.pdfium import (
     _HIGH,
+    _ODD_SPACE,
     _RTL,
     _UNCLEAN,
     _clean,
@@ -24,6 +26,7 @@ from pipeline.extract.pdf.pdfium import (
     _Run,
     _spans,
     _visual_lines,
+    _word_starts,
     join_units,
 )
 from pipeline.extract.pdf.reader import read_pdf
@@ -233,3 +236,47 @@ def test_a_plain_page_is_cleaned_as_every_page(text: str) -> None:
     by ``_clean_plain`` as ``_clean`` cleans it."""
     if _UNCLEAN.search(text) is None:
         assert _clean_plain(text) == _clean(text)
+
+
+@given(st.text(alphabet=" ab\t\r\n\u00a0\u2003\x1f", max_size=30), st.data())
+@example("a b\r\nc  d", None)
+@example("a\rb c", None)
+def test_word_starts_are_the_pattern_s(text: str, data: st.DataObject | None) -> None:
+    """Word starts from the words' lengths, on a page whose only blanks are spaces and line
+    breaks, are where the pattern finds words, in every stretch of the page."""
+    spaced = _ODD_SPACE.search(text) is None
+    a, b = (
+        (0, len(text))
+        if data is None
+        else sorted(data.draw(st.lists(st.integers(0, len(text)), min_size=2, max_size=2)))
+    )
+    if "\n" in text[a:b] or (spaced and "\r" in text[a:b]):
+        return  # a stretch is one line: PDFium's line breaks are left out of it
+    want = [m.start() for m in re.finditer(r"\S+", text[a:b])]
+    assert _word_starts(text, a, b, spaced) == [a + w for w in want]
+
+
+@pytest.mark.parametrize("name", ["biblatex-symbol-pages.pdf", "kaobook-minimal-report.pdf"])
+def test_word_starts_on_real_pages(name: str) -> None:
+    """Every line of real pages (a math-symbol font's too): the word starts found from the
+    words' lengths are the pattern's."""
+    api = pdfium._api()
+    doc = pdfium.open_document(FIXTURES / name)
+    try:
+        spans = 0
+        for i in range(len(doc)):
+            page = doc[i]
+            tp = api.load_page(ctypes.cast(page.raw, ctypes.c_void_p).value)
+            try:
+                text = pdfium._page_text(api, pdfium._VP(tp))
+            finally:
+                api.close_page(tp)
+                page.close()
+            spaced = _ODD_SPACE.search(text) is None
+            for a, b in _spans(text):
+                want = [m.start() for m in re.finditer(r"\S+", text[a:b])]
+                assert _word_starts(text, a, b, spaced) == [a + w for w in want]
+                spans += 1
+    finally:
+        doc.close()
+    assert spans > 20

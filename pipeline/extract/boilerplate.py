@@ -326,7 +326,12 @@ def _split(pages: Sequence[Sequence[str]], kind_of: Marks) -> BoilerplateResult:
     kept: list[tuple[str, ...]] = []
     kept_idx: list[tuple[int, ...]] = []
     removed: list[RemovedLine] = []
+    marked = {p for p, _ in kind_of}  # most pages lose no line: kept whole
     for p, lines in enumerate(pages):
+        if p not in marked:
+            kept.append(tuple(lines))
+            kept_idx.append(tuple(range(len(lines))))
+            continue
         ks: list[str] = []
         ki: list[int] = []
         for i, line in enumerate(lines):

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from itertools import chain
+from itertools import accumulate, chain
 from operator import itemgetter
 
 from ...text.titles import norm_title, title_chars
@@ -218,7 +218,9 @@ class _OutlineSearch:
     used: set[tuple[int, int]] = field(default_factory=set)
     cursor: dict[int, int] = field(default_factory=dict)
     keys: dict[tuple[int, int, int], str] = field(default_factory=dict)
-    chars: dict[tuple[int, int], str] = field(default_factory=dict)  # ``title_chars`` per line
+    # per page: its lines' ``title_chars`` one after the other, where each line's begin,
+    # and the lines by where they end (``_read_as_lines``)
+    chars: dict[int, tuple[str, list[int], dict[int, list[int]]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,10 +320,11 @@ def _find(
     """The first free line of ``p``, in ``order``, where the title starts: on its own
     one to three lines, or run in at the start of a line."""
     lines = s.pages[p]
+    may = _read_as_lines(s, p, b.key)
     for i in chain.from_iterable(order):
         if (p, i) in s.used:
             continue
-        k = _title_span(s, p, i, b.key)
+        k = _title_span(s, p, i, b.key) if may is None or i in may else 0
         if k:
             text = clean_heading(" ".join(ln.text for ln in lines[i : i + k]))
             return i, Placed(b.level, text or b.item.title, span=k)
@@ -336,8 +339,6 @@ def _find(
 def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
     """How many free lines from ``i`` (1–3) read as the title ``key``; 0 when none do."""
     n = len(s.pages[p])
-    if not _may_read_as(s, p, i, key, n):
-        return 0
     used = s.used
     for k in (1, 2, 3):
         # lines i .. i+k-1 free (those before the last were checked for a smaller k)
@@ -351,20 +352,32 @@ def _title_span(s: _OutlineSearch, p: int, i: int, key: str) -> int:
     return 0
 
 
-def _may_read_as(s: _OutlineSearch, p: int, i: int, key: str, n: int) -> bool:
-    """Whether a window of one to three lines from ``i`` may have the key ``key``: only if
-    ``key`` ends the window's ``title_chars`` (the lines' one after the other). Most do
-    not, and their windows are then not normalised (``_title_span`` finds no title there
-    whatever it reads)."""
-    chars = ""
-    for j in range(i, min(i + 3, n)):
-        got = s.chars.get((p, j))
-        if got is None:
-            got = s.chars[(p, j)] = title_chars(s.pages[p][j].text)
-        chars += got
-        if chars.endswith(key):
-            return True
-    return False
+def _read_as_lines(s: _OutlineSearch, p: int, key: str) -> set[int] | None:
+    """The lines of page ``p`` from which a window of one to three lines may have the key
+    ``key`` (``None``: any, for an empty key): only if ``key`` ends the window's
+    ``title_chars`` (the lines' one after the other), so where ``key`` occurs in the
+    page's, ending where a line ends and beginning in the window. Most windows hold no
+    such place, and are then not normalised (``_title_span`` finds no title there
+    whatever it reads); the page's occurrences are found in one pass, not per window."""
+    if not key:
+        return None
+    got = s.chars.get(p)
+    if got is None:
+        parts = [title_chars(ln.text) for ln in s.pages[p]]
+        starts = list(accumulate(map(len, parts), initial=0))
+        by_end: dict[int, list[int]] = {}
+        for j in range(len(parts)):
+            by_end.setdefault(starts[j + 1], []).append(j)
+        got = s.chars[p] = ("".join(parts), starts, by_end)
+    joined, starts, by_end = got
+    out: set[int] = set()
+    k = len(key)
+    at = joined.find(key)
+    while at >= 0:
+        for j in by_end.get(at + k, ()):  # window i..j, i from j - 2 on, holds ``at``
+            out.update(i for i in range(max(j - 2, 0), j + 1) if starts[i] <= at)
+        at = joined.find(key, at + 1)
+    return out
 
 
 def _find_similar(s: _OutlineSearch, p: int, b: _Sought, start: int) -> tuple[int, Placed] | None:

@@ -308,40 +308,54 @@ def continues(prev: Line, cur: Line, stats: PageStats, *, same_page: bool = True
     return not (ends and len(prev.text) < 0.65 * stats.typical_len)
 
 
-_COMPOUND = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)+")  # the _WORD matches with a hyphen
+# the _WORD matches with a hyphen; tried only where no letter comes before (a match never
+# starts after a letter, where one starting there would have begun before it): without the
+# look-behind each letter of a word without a hyphen was tried, and backtracked (half the
+# time of ``Vocabulary``'s start on the bench PDFs)
+_COMPOUND = re.compile(r"(?<![^\W\d_])[^\W\d_]+(?:-[^\W\d_]+)+")
 
 
 class Vocabulary:
     """The words of a document, lower case, for dehyphenation: ``join_lines`` asks whether
     a hyphenated compound occurs (its tokens that hold a hyphen: found up front, in the
     lines that hold one) and, only for a compound that does, whether the word joined
-    occurs (``has_word``: looked for in the text case-folded, the words found only when
-    it is there)."""
+    occurs (``has_word``: looked for in the text case-folded, then among the words of the
+    lines whose folding holds it)."""
 
-    __slots__ = ("_all", "_folded", "_lines", "compounds")
+    __slots__ = ("_folded", "_lines", "compounds")
 
     def __init__(self, lines: Iterable[str]) -> None:
         self._lines = list(lines)
         hyphened = "\n".join([ln for ln in self._lines if "-" in ln])
         self.compounds = {w.casefold() for w in set(_COMPOUND.findall(hyphened))}
-        self._all: set[str] | None = None
         self._folded: str | None = None
 
-    def words(self) -> set[str]:
-        if self._all is None:
-            self._all = vocabulary(self._lines)
-        return self._all
-
     def has_word(self, word: str) -> bool:
-        """Whether ``word`` (case-folded) is one of the words. Case folding maps each
-        character on its own, so a word's folding is part of its line's: a word not in the
-        folded text is none of them, found without tokenizing the text."""
-        if self._all is None:
-            if self._folded is None:
-                self._folded = "\n".join(self._lines).casefold()
-            if word not in self._folded:
+        """Whether ``word`` is a word of the text case-folded (``word in
+        vocabulary(lines)``). Case folding maps each character on its own, so a word's
+        folding is part of its line's: only the lines whose folding holds ``word`` are
+        tokenized (all the words of a book took a tenth of a second, for a few questions)."""
+        lines = self._lines
+        if self._folded is None:
+            self._folded = "\n".join(lines).casefold()
+        folded = self._folded
+        at = folded.find(word)
+        if at < 0:
+            return False
+        if "\n" in word:  # no word spans two lines
+            return False
+        if not word or folded.count("\n") != len(lines) - 1:  # a line holds a line break
+            return word in vocabulary(lines)
+        i = last = 0  # the line of position ``last`` of the folded text
+        while at >= 0:
+            i += folded.count("\n", last, at)
+            if any(w.casefold() == word for w in _WORD.findall(lines[i])):
+                return True
+            last = folded.find("\n", at)  # on from the next line
+            if last < 0:
                 return False
-        return word in self.words()
+            at = folded.find(word, last)
+        return False
 
 
 def vocabulary(lines: Iterable[str]) -> set[str]:

@@ -25,8 +25,8 @@ import ctypes
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
-from operator import attrgetter, itemgetter
+from itertools import accumulate, pairwise
+from operator import add, attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -48,6 +48,9 @@ _Tp = ctypes.c_void_p  # a text page handle as the calls bound without argtypes 
 # class, which the pattern engine scans for quickly (a third of the time of "\r?\n|[...]")
 _BREAK = re.compile("[\n\ufffe\x02]")
 _WORD = re.compile(r"\S+")
+# a blank other than a space or a line break, or a carriage return not ending a line: a
+# page without one has words one space apart within a line where no two spaces meet
+_ODD_SPACE = re.compile(r"[^\S \n\r]|\r(?!\n)")
 # characters of right-to-left scripts (every code point of bidirectional class R, AL or AN,
 # and the right-to-left marks): PDFium reorders the characters of a line holding one, so a
 # text object's characters may then lie apart (``_object_starts`` reads every position)
@@ -100,9 +103,14 @@ class _Api:
         import pypdfium2_raw.bindings as bindings  # ships with pypdfium2
 
         lib = bindings._libs["pdfium"]
+        # the same library as a ``PyDLL``: its calls keep the GIL rather than release and
+        # take it back around each one (~35 ns of a ~260 ns call). For the short calls
+        # made per character or run only (2 M on the bench PDFs); a page's load and text
+        # page, milliseconds, let other threads run
+        held = ctypes.PyDLL(lib._name, handle=lib._handle)
 
-        def bind(name: str, args: list[Any] | None, res: Any) -> Callable[..., Any]:
-            fn = lib[name]  # a fresh function object: pypdfium2's own typing stays intact
+        def bind(name: str, args: list[Any] | None, res: Any, dll: Any = lib) -> Callable[..., Any]:
+            fn = dll[name]  # a fresh function object: pypdfium2's own typing stays intact
             fn.argtypes, fn.restype = args, res
             return fn  # type: ignore[no-any-return]
 
@@ -114,16 +122,16 @@ class _Api:
         self.get_text = bind("FPDFText_GetText", [_VP, _INT, _INT, _VP], _INT)
         # per character on a page whose text comes back with another length: bound
         # without ``argtypes`` like the calls below (23 pages of the bench PDFs, 36 k calls)
-        self.get_unicode = bind("FPDFText_GetUnicode", None, ctypes.c_uint)
+        self.get_unicode = bind("FPDFText_GetUnicode", None, ctypes.c_uint, held)
         # called per character or per run, so without ``argtypes`` (half the cost of a
         # call): they take the text page as a ``c_void_p`` (``_Api.handle``), an index
         # (a Python int is passed as a C int) and the out-parameters below as ``c_void_p``
-        self.text_object = bind("FPDFText_GetTextObject", None, _VP)
-        self.origin = bind("FPDFText_GetCharOrigin", None, _INT)
-        self.char_box = bind("FPDFText_GetCharBox", None, _INT)
-        self.font_size = bind("FPDFText_GetFontSize", None, _DBL)
-        self.matrix = bind("FPDFText_GetMatrix", None, _INT)
-        self.font = bind("FPDFTextObj_GetFont", [_VP], _VP)
+        self.text_object = bind("FPDFText_GetTextObject", None, _VP, held)
+        self.origin = bind("FPDFText_GetCharOrigin", None, _INT, held)
+        self.char_box = bind("FPDFText_GetCharBox", None, _INT, held)
+        self.font_size = bind("FPDFText_GetFontSize", None, _DBL, held)
+        self.matrix = bind("FPDFText_GetMatrix", None, _INT, held)
+        self.font = bind("FPDFTextObj_GetFont", [_VP], _VP, held)
         size_t = ctypes.c_size_t
         self.font_name = bind("FPDFFont_GetBaseFontName", [_VP, _VP, size_t], size_t)
         # out-parameters, reused (one thread per process)
@@ -281,7 +289,9 @@ def _lines(api: _Api, tp: _Tp, fonts: Fonts, *, per_char: bool) -> list[Line]:
     # 1. PDFium's lines, as runs
     found: list[list[_Run]] = []
     # no right-to-left character below U+0590: most pages hold none from there on
-    jump = text.isascii() or _HIGH.search(text) is None or _RTL.search(text) is None
+    # (looked for from the first character from there on: none before it is one)
+    high = None if text.isascii() else _HIGH.search(text)
+    jump = high is None or _RTL.search(text, high.start()) is None
     read = _runs_per_char if per_char else _runs_per_word
     for runs in read(api, tp, text, _spans(text), fonts, jump):
         if len(runs) == 1:  # what _visual_lines makes of it
@@ -485,6 +495,16 @@ def _jumped_over(
     return cur
 
 
+def _word_starts(text: str, a: int, b: int, spaced: bool) -> list[int]:
+    """Where the words (``_WORD``) of ``text[a:b]`` begin. ``spaced``: the text holds no
+    blank but spaces and line breaks (``_ODD_SPACE``), so words one space apart, as most
+    lines' are, are found from their lengths (two thirds of the pattern's time)."""
+    parts = text[a:b].split(" ")
+    if spaced and "" not in parts:
+        return list(map(add, accumulate(map(len, parts), initial=a), range(len(parts))))
+    return [m.start() for m in _WORD.finditer(text, a, b)]
+
+
 def _runs_per_word(
     api: _Api, tp: _Tp, text: str, spans: list[tuple[int, int]], fonts: Fonts, jump: bool
 ) -> list[list[_Run]]:
@@ -493,10 +513,10 @@ def _runs_per_word(
     price of reading words rather than characters). A page's lines in one call: what
     each line's reading needs is looked up once."""
     probe, run, font_of, flags_of = api.text_object, api.run, api.font, fonts.flags.get
-    words = _WORD.finditer
+    spaced = _ODD_SPACE.search(text) is None
     lines: list[list[_Run]] = []
     for a, b in spans:
-        at = [m.start() for m in words(text, a, b)]
+        at = _word_starts(text, a, b, spaced)
         starts = _object_starts(probe, tp, at, jump=jump)
         if not starts:
             continue
@@ -595,13 +615,15 @@ def _one_run_line(r: _Run, clean: Callable[[str], str]) -> Line | None:
     if not text:
         return None
     many = max(r.chars, 1)
+    rounded = _ROUNDED.get  # ``_round1`` where the value was rounded before (most)
+    x, y, size = rounded(r.x), rounded(r.y), rounded(r.size)
     return _new(
         Line,
         (
             text,
-            _round1(r.x),
-            _round1(r.y),
-            _round1(r.size),
+            _round1(r.x) if x is None else x,
+            _round1(r.y) if y is None else y,
+            _round1(r.size) if size is None else size,
             (r.chars if r.bold else 0) / many >= 0.8,
             (r.chars if r.mono else 0) / many >= 0.8,
             (),
@@ -663,8 +685,12 @@ def _line(
     chars = max(chars, 1)
     # the first size of the most characters (as ``Counter.most_common(1)`` picks it)
     size = next(iter(sizes)) if len(sizes) == 1 else max(sizes.items(), key=_COUNT)[0]
-    x, y = _round1(r.x), _round1(r.y)
-    return _new(Line, (text, x, y, size, bold / chars >= 0.8, mono / chars >= 0.8, cells))
+    rx, ry = rounded(r.x), rounded(r.y)
+    if rx is None:
+        rx = _round1(r.x)
+    if ry is None:
+        ry = _round1(r.y)
+    return _new(Line, (text, rx, ry, size, bold / chars >= 0.8, mono / chars >= 0.8, cells))
 
 
 def _cells(
