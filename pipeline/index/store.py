@@ -328,8 +328,8 @@ class Store:
             batch = [json.loads(line) for line in lines[start : start + BATCH_SIZE]]
             if drop:
                 batch = [{k: v for k, v in d.items() if k not in VECTOR_DROPPED} for d in batch]
-            lines = [json.dumps(d) for d in batch]  # ASCII, as ``schema.encoded``
-            results = self.call(f"import {new}", partial(self._import, new, lines))
+            body = [json.dumps(d) for d in batch]  # ASCII, as ``schema.encoded``
+            results = self.call(f"import {new}", partial(self._import, new, body))
             refused = [str(r.get("error")) for r in results if not r.get("success")]
             if refused:
                 raise StoreError(
