@@ -72,8 +72,7 @@ def gather(
         out[i] = Candidate(
             line=i,
             text=text,
-            # a form feed breaks the text as a blank line does ("\f4   Frames and Overlays")
-            after_blank=i == 0 or not lines[i - 1].strip() or line.startswith("\f"),
+            after_blank=_opens_block(lines, i),
             standalone=alone,
             page_top=top,
             under_label=under,
@@ -103,10 +102,10 @@ def _two_lines(lines: Sequence[str], i: int) -> int | None:
     """The second line of a title set alone on two (plain pdftotext: "Variables,
     expressions and", then "statements", blank lines around the pair): short, flush, going
     on in lower case, neither line ending a sentence."""
-    if i + 1 >= len(lines) or (i > 0 and lines[i - 1].strip() and not lines[i].startswith("\f")):
+    if i + 1 >= len(lines) or not _pair_alone(lines, i):
         return None
     first, rest = lines[i].strip(), lines[i + 1]
-    if not first or not rest[:1].islower() or (i + 2 < len(lines) and lines[i + 2].strip()):
+    if not first or not rest[:1].islower():
         return None
     if len(first) + len(rest) > MAX_TITLE_CHARS or first.endswith(END_PUNCT[:3]):
         return None
@@ -115,15 +114,20 @@ def _two_lines(lines: Sequence[str], i: int) -> int | None:
 
 def _pair_alone(lines: Sequence[str], i: int) -> bool:
     """Whether lines ``i`` and ``i + 1`` stand alone together, blank lines around them."""
-    before = i == 0 or not lines[i - 1].strip() or lines[i].startswith("\f")
-    return before and (i + 2 >= len(lines) or not lines[i + 2].strip())
+    return _opens_block(lines, i) and (i + 2 >= len(lines) or not lines[i + 2].strip())
+
+
+def _opens_block(lines: Sequence[str], i: int) -> bool:
+    """Whether line ``i`` is the first, or follows a blank line or a form feed (a page
+    break sets a line off as a blank line does: "\\f4   Frames and Overlays")."""
+    return i == 0 or not lines[i - 1].strip() or lines[i].startswith("\f")
 
 
 def _hanging(lines: Sequence[str], i: int) -> int | None:
     """The line under numbered title ``i`` that carries on its title, indented to where
     the title starts ("51      Encoding definition files for encodings of PDF", then
-    "        strings"), if any."""
-    if i + 1 >= len(lines) or not numbered_key(lines[i]):
+    "        strings"), if any (``gather`` asks only of numbered lines)."""
+    if i + 1 >= len(lines):
         return None
     column = title_column(lines[i].lstrip("\f"))
     rest = lines[i + 1]

@@ -74,6 +74,12 @@ def numbered_key(text: str) -> str | None:
     return f"{m.group(1)} {entry_key(m.group(2))}" if m else None
 
 
+def section_number(text: str) -> tuple[int, ...] | None:
+    """The section number a numbered line opens with ("2.1 Package manager": (2, 1))."""
+    m = _SECTION_NUMBER.match(text)
+    return tuple(int(p) for p in m.group(1).split(".")) if m else None
+
+
 def page_of(line: str) -> int | None:
     """The page number printed at the end of a contents line ("Bronze      49"), if any."""
     m = _PAGE_AT_END.search(line.rstrip())

@@ -10,7 +10,6 @@ stay text.
 from __future__ import annotations
 
 import itertools
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from .entries import (
     numbered_key,
     page_locator,
     page_of,
+    section_number,
     title_column,
 )
 from .furniture import is_page_number
@@ -241,9 +241,6 @@ def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -
     return k + 1 < len(lines) and is_page_number(lines[k]) and lines[k + 1].startswith("\f")
 
 
-_SECTION = re.compile(r"\s*(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s")
-
-
 def _in_number_order(lines: Sequence[str], hits: list[int]) -> list[int]:
     """The entry lines in the order of their section numbers, when the block printed them
     otherwise: plain pdftotext reads a contents set in two columns across them, so "4
@@ -253,9 +250,8 @@ def _in_number_order(lines: Sequence[str], hits: list[int]) -> list[int]:
     numbers = []
     last: tuple[int, ...] = ()
     for h in hits:
-        m = _SECTION.match(lines[h].lstrip("\f"))
-        if m:
-            last = tuple(int(p) for p in m.group(1).split("."))
+        if (number := section_number(lines[h].lstrip("\f"))) is not None:
+            last = number
             numbers.append(last)
         keys.append((last, h))
     if len(set(numbers)) < len(numbers) or all(a <= b for a, b in itertools.pairwise(keys)):
