@@ -161,11 +161,14 @@ def small_index(path: Path, texts: dict[str, tuple[str, list[str]]]) -> LexicalI
     return LexicalIndex(path)
 
 
-def test_a_title_word_the_whole_library_uses_pulls_little(tmp_path: Path) -> None:
+def test_a_title_word_the_whole_library_uses_pulls_little(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Papers on one subject share its words: a question using one ("How were the
     clusters selected?") was pulled to the paper with "cluster" in its title, away from
     the one that answers. A title word pulls by how rare it is in the other documents'
     text; a word only its document uses (a name) keeps nearly all its pull."""
+    monkeypatch.setattr(RANK, "NAME_SHARE", 0.0)  # ``rarity`` alone (``as_name``: below)
     common = "Patients in each cluster were tested for the virus."
     texts = {
         "img": ("Imaging of an unusual cluster of pneumonia", [common] * 3),
@@ -183,6 +186,32 @@ def test_a_title_word_the_whole_library_uses_pulls_little(tmp_path: Path) -> Non
     assert RANK.rarity(0, 10) == 1.0 and RANK.rarity(10, 10) < 0.1
 
 
+def test_a_subject_the_other_documents_write_about_names_none_of_them(tmp_path: Path) -> None:
+    """covid-qa: "How does cell entry differ between SARS-CoV and MERS-CoV?" was pulled
+    to the paper titled "...lessons from SARS and MERS", away from the paper that
+    answers, whose title names neither: the question writes the viruses as names, and
+    the other papers write about them too. A document's name (a company in its
+    filings, "DC-SIGNR") is all but absent from the rest of the library; past
+    ``NAME_SHARE`` of the other documents' snippets a subject word pulls nothing. A
+    period keeps its pull: "2019" chooses among a named subject's documents."""
+    filler = {f"f{n}": (f"Survey {n}", [f"Cases counted in ward {n}."] * 5) for n in range(6)}
+    texts = {
+        "preg": ("Pregnancy: lessons from SARS and MERS in 2019", ["Outcomes were poor."] * 2),
+        "host": ("Host resilience", ["SARS-CoV and MERS-CoV enter cells by receptors."] * 2),
+        "sig": ("Variants in DC-SIGNR, 2019", ["The receptor binds the virus in 2019."] * 2),
+        **filler,
+    }
+    index = small_index(tmp_path / "lex", texts)
+    asked = "How does cell entry differ between SARS-CoV and MERS-CoV?"
+    assert set(focus(index.docs, RANK.name_words(asked))) == {"preg"}  # by the titles alone
+    assert focus(index.docs, RANK.name_words(asked), index.elsewhere) == {}
+    assert RANK.lexical(index, asked, Filters())[0].doc_id == "host"
+    asked = "Which DC-SIGNR variants were found in 2019?"
+    named = focus(index.docs, RANK.name_words(asked), index.elsewhere)
+    assert named["sig"] > named.get("preg", 0.0) > 0  # the name, and the period alone
+    assert RANK.as_name(0, 100) == 1.0 and RANK.as_name(1, 100) == 0.0
+
+
 @pytest.mark.parametrize(
     ("level", "body", "lead"), [(0, [], []), (1, ["flu"], []), (2, ["flu"], ["flu"])]
 )
@@ -193,6 +222,7 @@ def test_where_a_documents_title_is_scored_besides_its_pull(
     title when that is the first heading: ``TITLE_TERMS`` says where a title word is
     scored besides the title pull (2: body and lead; 1: body; 0: the pull alone)."""
     monkeypatch.setattr(lexical, "TITLE_TERMS", level)
+    monkeypatch.setattr(RANK, "NAME_SHARE", 0.0)  # "obs" writes of influenza too
     title = "Influenza in birds"
     texts = {
         "flu": (title, [retrieval_prefix(title, [title, "Methods"], []) + "We sampled ducks."]),
