@@ -12,7 +12,7 @@ from pipeline.index.words import query_words
 from pipeline.retrieve import context
 from pipeline.retrieve.context import MIN_PIECE, Packer, sentences, table_span
 from pipeline.retrieve.hits import StoredChunk
-from pipeline.retrieve.rank import CLEAR, FLAT, Fusion, Ranked, fuse, fusion_for, lead_terms
+from pipeline.retrieve.rank import Fusion, Ranked, fuse, fusion_for, lead_terms
 
 STATEMENT = (
     "Some prose before the statement.\n\n"
@@ -140,9 +140,10 @@ def ranked(ids: str, scores: list[float] | None = None) -> list[Ranked]:
 
 
 def test_fusion_follows_how_clear_the_lexical_ranking_is() -> None:
-    assert fusion_for(ranked("abcd", [9.0, 1.0, 1.0, 1.0])) == CLEAR
-    assert fusion_for(ranked("abcd", [1.1, 1.0, 1.0, 1.0])) == FLAT
-    assert fusion_for([]) == FLAT
+    clear, flat = Fusion(10, 0.5), Fusion(60, 0.7)
+    assert fusion_for(ranked("abcd", [9.0, 1.0, 1.0, 1.0])) == clear
+    assert fusion_for(ranked("abcd", [1.1, 1.0, 1.0, 1.0])) == flat
+    assert fusion_for([]) == flat
 
 
 def test_fuse_weighs_the_lists_and_keeps_both_signals() -> None:

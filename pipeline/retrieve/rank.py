@@ -247,18 +247,20 @@ class Fusion:
 # well above the rest, the question's rare words have found the passage and dense search
 # mostly adds noise (chunking-eval); when BM25 is flat, as when a question names a filing
 # and asks in words every filing uses, the dense list finds the passage (financebench).
-CLEAR = Fusion(k=10, dense_weight=0.5)
-FLAT = Fusion(k=60, dense_weight=0.7)
+# Each setting is a module constant so that ``scripts/eval/eval_loso.py`` can vary it.
+CLEAR_K, CLEAR_DENSE = 10, 0.5
+FLAT_K, FLAT_DENSE = 60, 0.7
 CLARITY = 1.35  # BM25 best score over the mean of its top 20 that counts as clear
 CLARITY_DEPTH = 20
 
 
 def fusion_for(lexical: Sequence[Ranked]) -> Fusion:
-    """``CLEAR`` or ``FLAT`` by how far the best lexical score stands above the others."""
+    """The clear settings (``CLEAR_K``, ``CLEAR_DENSE``) or the flat ones by how far the
+    best lexical score stands above the others."""
     top = [r.score for r in lexical[:CLARITY_DEPTH]]
-    if not top or top[0] <= 0:
-        return FLAT
-    return CLEAR if top[0] / (sum(top) / len(top)) >= CLARITY else FLAT
+    if top and top[0] > 0 and top[0] / (sum(top) / len(top)) >= CLARITY:
+        return Fusion(CLEAR_K, CLEAR_DENSE)
+    return Fusion(FLAT_K, FLAT_DENSE)
 
 
 def fuse(
