@@ -247,5 +247,7 @@ def test_texlive_licence_is_the_catalogue_entry_holding_the_doc_folder() -> None
         "demo",
         "gpl3+ fdl",
     )
-    # a pattern DIR/* holds DIR's own files, not those of its subfolders
-    assert TEXLIVE.licence_of(table, "usr/share/doc/texlive-doc/latex/demo/sub/x.pdf") is None
+    # a file of a subfolder has the licence of the nearest folder the table lists
+    sub = "usr/share/doc/texlive-doc/latex/demo/examples/x.pdf"
+    assert TEXLIVE.licence_of(table, sub) == ("demo", "gpl3+ fdl")
+    assert TEXLIVE.licence_of(table, "usr/share/doc/texlive-doc/latex/other/x.pdf") is None

@@ -133,12 +133,19 @@ def licence_table(licenses_gz: bytes) -> list[tuple[str, str, list[str]]]:
 
 
 def licence_of(table: list[tuple[str, str, list[str]]], path: str) -> tuple[str, str] | None:
-    """The (catalogue name, licence tag) whose patterns hold the doc file ``path`` (a
-    pattern ``DIR/*`` holds the ordinary files of DIR, not of its subfolders)."""
+    """The (catalogue name, licence tag) of the doc file ``path``: the entry listing the
+    file itself, else the one whose ``DIR/*`` is its folder or the nearest folder above
+    (a package's examples and samples sit in subfolders its entry does not list)."""
     rel = "texmf-dist/doc/" + path.removeprefix(DOC_ROOT)
-    folder = rel.rsplit("/", 1)[0]
+    owners: dict[str, tuple[str, str]] = {}
     for name, tag, patterns in table:
         for pat in patterns:
-            if pat == rel or (pat.endswith("/*") and pat[:-2] == folder):
-                return name, tag
+            owners.setdefault(pat.removesuffix("/*") if pat.endswith("/*") else pat, (name, tag))
+    if rel in owners:
+        return owners[rel]
+    folder = rel
+    while "/" in folder and folder != "texmf-dist/doc":
+        folder = folder.rsplit("/", 1)[0]
+        if folder in owners:
+            return owners[folder]
     return None
