@@ -251,3 +251,27 @@ def test_texlive_licence_is_the_catalogue_entry_holding_the_doc_folder() -> None
     sub = "usr/share/doc/texlive-doc/latex/demo/examples/x.pdf"
     assert TEXLIVE.licence_of(table, sub) == ("demo", "gpl3+ fdl")
     assert TEXLIVE.licence_of(table, "usr/share/doc/texlive-doc/latex/other/x.pdf") is None
+
+
+def test_texlive_selection_takes_packages_in_turn_least_taken_class_one_per_family() -> None:
+    select = load_script("select_texlive_docs")
+    measures = select.Measures(20, 10, 2, 900, 0.3)
+
+    def pdf(package: str, family: str, cls: str, name: str) -> object:
+        path = f"usr/share/doc/texlive-doc/latex/{family}/{name}.pdf"
+        return select.Candidate(package, "1", "d", path, "s", family, "lppl", cls, measures)
+
+    pool = [
+        pdf("a-doc", "one", "ltxdoc", "x"),
+        pdf("a-doc", "one", "ltxdoc", "y"),  # same family as x: never both
+        pdf("a-doc", "two", "ltxdoc", "z"),
+        pdf("b-doc", "three", "ltxdoc", "w"),
+        pdf("b-doc", "four", "memoir", "v"),
+    ]
+    chosen = select.select(pool, 3)
+    assert [c.package for c in chosen] == ["a-doc", "b-doc", "a-doc"]
+    assert len({c.family for c in chosen}) == 3
+    # a-doc took an ltxdoc manual: b-doc takes the class not taken yet
+    assert chosen[1].doc_class == "memoir"
+    assert select.english_share("The use of the package is as follows") > 0.15
+    assert select.english_share("Die Verwendung des Pakets ist wie folgt") < 0.15
