@@ -160,3 +160,118 @@ def test_mirror_reads_a_pinned_commit_and_names_what_to_fetch(tmp_path: Path) ->
         mirrors.read(gone)
     with pytest.raises(SRC.DevSetError, match="not an owner/name@commit:path"):
         SRC.Source.parse("owner/book@HEAD:doc/a.txt")
+
+
+TEXLIVE = importlib.import_module("devset_texlive")
+
+
+def _manual_pdf() -> bytes:
+    """Three pages of text with a two-level outline, as a package manual has."""
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF(format="A4")
+    pdf.set_font("Helvetica", "", 12)
+    for level, title in [(0, "1 Introduction"), (1, "1.1 Options"), (0, "2 Usage")]:
+        pdf.add_page()
+        pdf.start_section(title, level=level)
+        pdf.multi_cell(0, 6, f"{title}\n\nThe package is loaded as usual.")
+    return bytes(pdf.output())
+
+
+def _deb(tmp_path: Path, files: dict[str, bytes]) -> Path:
+    """A Debian package ``texlive-demo-doc`` 1.0-1 holding ``files``, built by dpkg-deb."""
+    tree = tmp_path / "tree"
+    (tree / "DEBIAN").mkdir(parents=True)
+    (tree / "DEBIAN" / "control").write_text(
+        "Package: texlive-demo-doc\nVersion: 1.0-1\nArchitecture: all\n"
+        "Maintainer: t <t@t>\nDescription: demo\n"
+    )
+    for path, data in files.items():
+        (tree / path).parent.mkdir(parents=True, exist_ok=True)
+        (tree / path).write_bytes(data)
+    debs = tmp_path / "debs"
+    debs.mkdir()
+    deb = debs / "texlive-demo-doc_1.0-1_all.deb"
+    out = subprocess.run(["dpkg-deb", "--build", str(tree), str(deb)], capture_output=True)
+    assert out.returncode == 0, out.stderr
+    return deb
+
+
+def test_texlive_pdf_is_read_from_its_deb_checked_and_written_as_the_pdf_kinds(
+    tmp_path: Path,
+) -> None:
+    if subprocess.run(["which", "dpkg-deb", "pdftotext"], capture_output=True).returncode:
+        pytest.skip("needs dpkg-deb and pdftotext (poppler-utils)")
+    pdf = _manual_pdf()
+    path = "usr/share/doc/texlive-doc/latex/demo/demo.pdf"
+    deb = _deb(tmp_path, {path: pdf, "usr/share/doc/texlive-doc/latex/demo/other.pdf": b"x"})
+    entry = {
+        "name": "pdftotext-tl-demo",
+        "kind": "pdftotext",
+        "source": f"texlive-demo-doc@1.0-1:{path} (written as text by pdftotext -enc UTF-8)",
+        "sha256_deb": BUILD.sha256(deb.read_bytes()),
+        "sha256_pdf": BUILD.sha256(pdf),
+    }
+    mirrors = SRC.Mirrors(tmp_path / "no-mirrors")
+    text, truth = BUILD.text_and_truth(entry, mirrors, tmp_path, deb.parent)
+    assert truth == [
+        {"level": 1, "title": "1 Introduction"},
+        {"level": 2, "title": "1.1 Options"},
+        {"level": 1, "title": "2 Usage"},
+    ]
+    assert "1.1 Options" in text and text.count("\f") == 3  # a form feed after each page
+    layout, _ = BUILD.text_and_truth(
+        entry | {"kind": "pdftotext-layout"}, mirrors, tmp_path, deb.parent
+    )
+    assert "2 Usage" in layout
+    with pytest.raises(SRC.DevSetError, match="give --texlive-debs"):
+        BUILD.text_and_truth(entry, mirrors, tmp_path, None)
+    with pytest.raises(SRC.DevSetError, match=r"demo\.pdf: sha256 [0-9a-f]{64}, manifest 0{64}"):
+        BUILD.text_and_truth(entry | {"sha256_pdf": "0" * 64}, mirrors, tmp_path, deb.parent)
+    with pytest.raises(SRC.DevSetError, match=r"texlive-demo-doc_1\.0-1_all\.deb: sha256 .*"):
+        BUILD.text_and_truth(entry | {"sha256_deb": "1" * 64}, mirrors, tmp_path, deb.parent)
+    gone = entry | {"source": "texlive-demo-doc@1.0-2:" + path}
+    with pytest.raises(SRC.DevSetError, match=r"missing \(apt-get download texlive-demo-doc"):
+        BUILD.text_and_truth(gone, mirrors, tmp_path, deb.parent)
+    with pytest.raises(SRC.DevSetError, match=r"no regular file .*nothere\.pdf"):
+        TEXLIVE.deb_members(deb, (path, "usr/share/doc/texlive-doc/latex/demo/nothere.pdf"))
+
+
+def test_texlive_licence_is_the_catalogue_entry_holding_the_doc_folder() -> None:
+    table = TEXLIVE.licence_table(
+        gzip.compress(
+            b"Licenses for source package texlive-base\n\nae: lppl\ntexmf-dist/doc/fonts/ae/*\n"
+            b"demo: gpl3+ fdl\ntexmf-dist/doc/latex/demo/*\ntexmf-dist/tex/latex/demo/*\n"
+        )
+    )
+    assert TEXLIVE.licence_of(table, "usr/share/doc/texlive-doc/latex/demo/demo.pdf") == (
+        "demo",
+        "gpl3+ fdl",
+    )
+    # a file of a subfolder has the licence of the nearest folder the table lists
+    sub = "usr/share/doc/texlive-doc/latex/demo/examples/x.pdf"
+    assert TEXLIVE.licence_of(table, sub) == ("demo", "gpl3+ fdl")
+    assert TEXLIVE.licence_of(table, "usr/share/doc/texlive-doc/latex/other/x.pdf") is None
+
+
+def test_texlive_selection_takes_packages_in_turn_least_taken_class_one_per_family() -> None:
+    select = load_script("select_texlive_docs")
+    measures = select.Measures(20, 10, 2, 900, 0.3)
+
+    def pdf(package: str, family: str, cls: str, name: str) -> object:
+        path = f"usr/share/doc/texlive-doc/latex/{family}/{name}.pdf"
+        return select.Candidate(package, "1", "d", path, "s", family, "lppl", cls, measures)
+
+    pool = [
+        pdf("a-doc", "one", "ltxdoc", "x"),
+        pdf("a-doc", "one", "ltxdoc", "y"),  # same family as x: never both
+        pdf("a-doc", "two", "ltxdoc", "z"),
+        pdf("b-doc", "three", "ltxdoc", "w"),
+        pdf("b-doc", "four", "memoir", "v"),
+    ]
+    chosen = select.select(pool, 3)
+    assert [c.package for c in chosen] == ["a-doc", "b-doc", "a-doc"]
+    assert len({c.family for c in chosen}) == 3
+    # a-doc took an ltxdoc manual: b-doc takes the class not taken yet
+    assert chosen[1].doc_class == "memoir"
+    assert select.english_share("The use of the package is as follows") > 0.15
+    assert select.english_share("Die Verwendung des Pakets ist wie folgt") < 0.15

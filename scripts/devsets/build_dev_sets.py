@@ -43,6 +43,7 @@ import rooms  # noqa: E402, F401  (puts every room of scripts/ on the path)
 from data_dir import data_dir  # noqa: E402
 from devset_gutenberg import gutenberg_truth  # noqa: E402
 from devset_sources import DevSetError, Mirrors, Source  # noqa: E402
+from devset_texlive import DebSource, texlive_pdf  # noqa: E402
 from devset_texts import (  # noqa: E402
     decode_gutenberg,
     epub_text,
@@ -67,6 +68,7 @@ TRUTH_INDENT |= {"pdftotext": 1, "pdftotext-layout": 1, "pandoc": 1}
 TOOLS = {"pdftotext": "pdftotext", "pdftotext-layout": "pdftotext", "pandoc": "pandoc"}
 _OUTLINED = "pdf-outline/"  # a pdftotext source: a file of the PDF outline set, as built
 _CORPUS = "corpus/pdf/"  # or an outlined PDF of the shared corpus ($FOLIO_DATA/corpus)
+_TEXLIVE = "texlive-"  # or a PDF of a TeX Live documentation .deb (devset_texlive)
 
 
 @dataclass(frozen=True)
@@ -165,7 +167,29 @@ def corpus_file(source: str, truth_suffix: str) -> tuple[Path, bytes]:
     return corpus / name, (corpus / truth).read_bytes()
 
 
-def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list[Entry]]:
+def texlive_file(entry: Entry, debs: Path | None) -> tuple[bytes, list[Entry]]:
+    """A PDF manual of a TeX Live documentation package, read from its ``.deb`` under
+    ``debs`` (both checked against the manifest's sha256), and its outline, read as
+    ``build_pdf`` reads the outline set's."""
+    if debs is None:
+        raise DevSetError(f"{entry['source'].split()[0]}: give --texlive-debs DIR")
+    source = DebSource.parse(entry["source"])
+    same_deb = [DebSource.parse(e["source"]) for e in load_manifests("")[0] if _is_texlive(e)]
+    wanted = tuple(s.path for s in same_deb if s.package == source.package)
+    pdf = texlive_pdf(debs, source, entry["sha256_deb"], entry["sha256_pdf"], wanted)
+    with tempfile.TemporaryDirectory(prefix="folio-devset-pdf-") as tmp:
+        path = Path(tmp) / source.path.rsplit("/", 1)[-1]
+        path.write_bytes(pdf)
+        return pdf, outline_entries(path)
+
+
+def _is_texlive(entry: Entry) -> bool:
+    return str(entry["source"]).startswith(_TEXLIVE)
+
+
+def text_and_truth(
+    entry: Entry, mirrors: Mirrors, out: Path, debs: Path | None = None
+) -> tuple[str, list[Entry]]:
     """The document's text and truth, made as its kind says."""
     kind = entry["kind"]
     if kind in ("pdftotext", "pdftotext-layout"):
@@ -173,6 +197,8 @@ def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list
         if source.startswith(_CORPUS):
             path, outline_json = corpus_file(source, ".outline.json")
             pdf, outline = path.read_bytes(), json.loads(outline_json)
+        elif _is_texlive(entry):
+            pdf, outline = texlive_file(entry, debs)
         else:
             pdf, outline = outlined_pdf(source, out)
         return pdftotext_text(pdf, outline, layout=kind == "pdftotext-layout")
@@ -197,8 +223,10 @@ def text_and_truth(entry: Entry, mirrors: Mirrors, out: Path) -> tuple[str, list
     raise DevSetError(f"{entry['name']}: unknown kind {kind!r}")
 
 
-def build_flat(entry: Entry, mirrors: Mirrors, out: Path) -> list[tuple[Expected, bytes]]:
-    text, truth = text_and_truth(entry, mirrors, out)
+def build_flat(
+    entry: Entry, mirrors: Mirrors, out: Path, debs: Path | None = None
+) -> list[tuple[Expected, bytes]]:
+    text, truth = text_and_truth(entry, mirrors, out, debs)
     gz, js = flat_expected(entry)
     return [
         (gz, gzip_text(text, entry.get("gzip_header_name"))),
@@ -281,11 +309,16 @@ def load_manifests(only: str) -> tuple[list[Entry], list[Entry]]:
     return [e for e in flat if only in e["name"]], [e for e in pdfs if only in e["file"]]
 
 
-def jobs(flat: list[Entry], pdfs: list[Entry], mirrors: Mirrors, out: Path) -> list[Job]:
+def jobs(
+    flat: list[Entry], pdfs: list[Entry], mirrors: Mirrors, out: Path, debs: Path | None = None
+) -> list[Job]:
     """The PDF outline set first: the pdftotext kinds are made from its files."""
     return [
         *(Job(e["file"], pdf_expected(e), partial(build_pdf, e, mirrors)) for e in pdfs),
-        *(Job(e["name"], flat_expected(e), partial(build_flat, e, mirrors, out)) for e in flat),
+        *(
+            Job(e["name"], flat_expected(e), partial(build_flat, e, mirrors, out, debs))
+            for e in flat
+        ),
     ]
 
 
@@ -320,13 +353,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=data_dir() / "dev", help="default: %(default)s")
     ap.add_argument("--check", action="store_true", help="only check the files under --out")
     ap.add_argument("--only", default="", help="substring of entry names to keep")
+    ap.add_argument(
+        "--texlive-debs",
+        type=Path,
+        help="folder of the texlive-*-doc .deb files (apt-get download), for their PDFs",
+    )
     args = ap.parse_args(argv)
     if not args.check and args.mirrors is None:
         ap.error("--mirrors is needed to build (or --check to only check)")
     if str(args.out).startswith("$"):  # data_dir() without $FOLIO_DATA set
         ap.error(f"set FOLIO_DATA or give --out (not {args.out})")
     flat, pdfs = load_manifests(args.only)
-    todo = jobs(flat, pdfs, Mirrors(args.mirrors or Path()), args.out)
+    todo = jobs(flat, pdfs, Mirrors(args.mirrors or Path()), args.out, args.texlive_debs)
     warnings = [] if args.check else [w for w in [makeinfo_warning(flat)] if w]
     for warning in warnings + ([] if args.check else tool_warnings(flat)):
         print(f"warning: {warning}", file=sys.stderr)
