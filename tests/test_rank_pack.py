@@ -140,7 +140,7 @@ def ranked(ids: str, scores: list[float] | None = None) -> list[Ranked]:
 
 
 def test_fusion_follows_how_clear_the_lexical_ranking_is() -> None:
-    clear, flat = Fusion(10, 0.5), Fusion(60, 0.7)
+    clear, flat = Fusion(10, 0.5), Fusion(60, 0.5)
     assert fusion_for(ranked("abcd", [9.0, 1.0, 1.0, 1.0])) == clear
     assert fusion_for(ranked("abcd", [1.1, 1.0, 1.0, 1.0])) == flat
     assert fusion_for([]) == flat
