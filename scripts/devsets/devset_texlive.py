@@ -22,6 +22,8 @@ from pathlib import Path
 
 from devset_sources import DevSetError
 
+from pipeline.ingest.files import file_sha256
+
 # "package@version:path", then optional prose (as the manifests' source strings)
 _SOURCE = re.compile(r"^(texlive-[\w.+-]+-doc)@([\w.+:~-]+?):(\S+)")
 DOC_ROOT = "usr/share/doc/texlive-doc/"  # where the packages put texmf-dist/doc/
@@ -51,14 +53,6 @@ class DebSource:
         return f"{self.package}@{self.version}:{self.path}"
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 @lru_cache(maxsize=4)
 def _checked_deb(debs: Path, name: str, sha256: str) -> Path:
     """``debs/name``, its sha256 checked once per build."""
@@ -66,7 +60,7 @@ def _checked_deb(debs: Path, name: str, sha256: str) -> Path:
     if not path.is_file():
         package = name.split("_", 1)[0]
         raise DevSetError(f"{path}: missing (apt-get download {package}, that version)")
-    got = sha256_file(path)
+    got = file_sha256(path)
     if got != sha256:
         raise DevSetError(f"{path}: sha256 {got}, manifest {sha256} (another version?)")
     return path

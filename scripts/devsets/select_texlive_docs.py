@@ -46,8 +46,10 @@ if str(ROOT) not in sys.path:  # runnable from a fresh checkout without installi
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "shared"))  # scripts/shared
 import rooms  # noqa: E402, F401  (puts every room of scripts/ on the path)
-from devset_texlive import DOC_ROOT, licence_of, licence_table, sha256_file  # noqa: E402
+from devset_texlive import DOC_ROOT, licence_of, licence_table  # noqa: E402
 from outline_truth import outline_entries  # noqa: E402
+
+from pipeline.ingest.files import file_sha256  # noqa: E402
 
 FREE = re.compile(
     r"^(lppl[\d.a-c]*|gpl[\d+]*|lgpl[\d.+]*|fdl|mit|bsd\d?|pd|ofl|knuth|apache2|cc0"
@@ -149,7 +151,7 @@ def candidates(deb: Path, work: Path, log: list[str]) -> list[Candidate]:
     licences = licence_table(
         next((root / "usr/share/doc" / package).glob("Licenses.gz")).read_bytes()
     )
-    deb_sha = sha256_file(deb)
+    deb_sha = file_sha256(deb)
     out = []
     for pdf in sorted((root / DOC_ROOT).rglob("*.pdf")):
         path = str(pdf.relative_to(root))
@@ -170,7 +172,7 @@ def candidates(deb: Path, work: Path, log: list[str]) -> list[Candidate]:
             log.append(f"{package}\t{path}\t{why}")
             continue
         tag = " ".join(tags)
-        sha = sha256_file(pdf)
+        sha = file_sha256(pdf)
         out.append(
             Candidate(package, version, deb_sha, path, sha, family, tag, doc_class(pdf), measures)
         )
