@@ -38,6 +38,11 @@ error, Ctrl-C or SIGTERM. The generated data lives under ``--dir`` (default
     python scripts/bench/bench_scale.py --sizes 10000 --keep --json /tmp/scale-10k.json
     python scripts/bench/bench_scale.py --sizes 10000 --reuse            # skip build and ingest
     python scripts/bench/bench_scale.py --sizes 1000000 --stages 20 --ingest-minutes 100 --keep
+    python scripts/bench/bench_scale.py --sizes 100000 --mode hybrid --no-restart
+
+``--mode hybrid`` embeds every snippet as it is ingested (the ``dense`` extra and its
+weights; about 20 snippets a second on two cores) and times hybrid retrieves everywhere
+a lexical one is timed otherwise.
 """
 
 from __future__ import annotations
@@ -451,7 +456,9 @@ def _send(proc: subprocess.Popen[bytes], msg: dict[str, Any]) -> None:
     proc.stdin.flush()
 
 
-def _mcp_session(proc: subprocess.Popen[bytes], question: str, t0: float) -> dict[str, float]:
+def _mcp_session(
+    proc: subprocess.Popen[bytes], question: str, mode: str, t0: float
+) -> dict[str, float]:
     """initialize, tools/list, then one retrieve call; seconds since ``t0`` at each answer."""
     assert proc.stdout is not None
     lines, deadline = Lines(proc.stdout), time.monotonic() + SHORT
@@ -467,7 +474,7 @@ def _mcp_session(proc: subprocess.Popen[bytes], question: str, t0: float) -> dic
     _send(proc, {"id": 2, "method": "tools/list", "params": {}})
     tools = lines.answer(2, deadline).get("result", {}).get("tools", [])
     listed = time.perf_counter() - t0
-    call = {"name": "retrieve", "arguments": {"question": question, "mode": "lexical"}}
+    call = {"name": "retrieve", "arguments": {"question": question, "mode": mode}}
     _send(proc, {"id": 3, "method": "tools/call", "params": call})
     result = lines.answer(3, deadline).get("result", {})
     return {
@@ -479,7 +486,7 @@ def _mcp_session(proc: subprocess.Popen[bytes], question: str, t0: float) -> dic
     }
 
 
-def mcp_start(folio: Folio, question: str) -> tuple[dict[str, float], Run]:
+def mcp_start(folio: Folio, question: str, mode: str) -> tuple[dict[str, float], Run]:
     """``folio mcp`` from spawn to its answers; its stdin closed after, so it exits."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
@@ -493,7 +500,7 @@ def mcp_start(folio: Folio, question: str) -> tuple[dict[str, float], Run]:
         )
         with TreeSampler(proc.pid) as sampler:
             try:
-                times = _mcp_session(proc, question, t0)
+                times = _mcp_session(proc, question, mode, t0)
             finally:
                 assert proc.stdin is not None and proc.stdout is not None
                 with contextlib.suppress(OSError):
@@ -515,7 +522,7 @@ def mcp_start(folio: Folio, question: str) -> tuple[dict[str, float], Run]:
 # --------------------------------------------------------------------------- in-process reader
 
 
-def reader_main(qfile: Path, budget: int) -> int:
+def reader_main(qfile: Path, budget: int, mode: str) -> int:
     """Child mode (``--reader``): open the library, time ``retrieve`` per question, print
     JSON with the timings and this process's RSS after the queries."""
     t0 = time.perf_counter()
@@ -527,12 +534,12 @@ def reader_main(qfile: Path, budget: int) -> int:
     library = pipeline.Library.open()
     opened = time.perf_counter() - t1
     t2 = time.perf_counter()
-    library.retrieve(questions[0], budget, mode="lexical")
+    library.retrieve(questions[0], budget, mode=mode)
     first = time.perf_counter() - t2
     ms: list[float] = []
     for q in questions[1:]:
         t = time.perf_counter()
-        library.retrieve(q, budget, mode="lexical")
+        library.retrieve(q, budget, mode=mode)
         ms.append((time.perf_counter() - t) * 1000)
     status = _proc_status("self")
     out = {
@@ -644,7 +651,7 @@ def _parts(files: Sequence[Path], stages: int) -> list[list[Path]]:
 def _ingest_part(s: Size, part: int, files: int) -> Row:
     """One ``folio ingest`` of the library as it stands; its numbers as a row."""
     load = os.getloadavg()[0]
-    args = ["ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args]
+    args = ["ingest", str(s.lib), "--json", *s.args.ingest_args]
     run = s.folio.run(*args, timeout=LONG, check=False)
     report = run.json()
     if run.code != 0:
@@ -730,9 +737,7 @@ def _sum_parts(s: Size, rows: Sequence[Row], built: int) -> None:
 
 
 def step_unchanged(s: Size) -> None:
-    run = s.folio.run(
-        "ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args, timeout=LONG
-    )
+    run = s.folio.run("ingest", str(s.lib), "--json", *s.args.ingest_args, timeout=LONG)
     report = run.json()
     s.record("unchanged_ingest", run)
     s.row["unchanged_files"] = len(report["unchanged"])
@@ -743,9 +748,7 @@ def step_change(s: Size, path: Path, run_id: str) -> None:
     """One file gets a paragraph appended; the ingest that picks it up."""
     with path.open("a", encoding="utf-8") as fh:
         fh.write(edit_paragraph(run_id))
-    run = s.folio.run(
-        "ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args, timeout=LONG
-    )
+    run = s.folio.run("ingest", str(s.lib), "--json", *s.args.ingest_args, timeout=LONG)
     report = run.json()
     s.record("change_ingest", run)
     secs = report["seconds"]
@@ -774,7 +777,7 @@ def _sources(answer: Any) -> set[str]:
 
 
 def _retrieve(s: Size, question: str) -> Run:
-    args = ["retrieve", question, "--json", "--mode", "lexical", "--budget", str(s.args.budget)]
+    args = ["retrieve", question, "--json", "--mode", s.args.mode, "--budget", str(s.args.budget)]
     return s.folio.run(*args)
 
 
@@ -806,6 +809,8 @@ def step_reader(s: Size) -> None:
         str(qfile),
         "--budget",
         str(s.args.budget),
+        "--mode",
+        s.args.mode,
     ]
     run = run_command(cmd, s.folio.env, s.folio.cwd, SHORT)
     data = run.json()
@@ -841,7 +846,9 @@ def step_search(s: Size) -> None:
 
 
 def step_mcp(s: Size) -> None:
-    results = [mcp_start(s.folio, q) for q in s.questions[: max(1, s.args.cli_runs // 2)]]
+    results = [
+        mcp_start(s.folio, q, s.args.mode) for q in s.questions[: max(1, s.args.cli_runs // 2)]
+    ]
     s.row |= {
         "mcp_initialize_s": statistics.median(t["initialize_s"] for t, _ in results),
         "mcp_ready_s": statistics.median(t["tools_list_s"] for t, _ in results),
@@ -904,9 +911,7 @@ def step_revert(s: Size, path: Path, original: bytes) -> None:
     """The changed file back as it was, ingested again: a kept library is the same for
     the next ``--reuse`` run (and this is a second one-file-change sample)."""
     path.write_bytes(original)
-    run = s.folio.run(
-        "ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args, timeout=LONG
-    )
+    run = s.folio.run("ingest", str(s.lib), "--json", *s.args.ingest_args, timeout=LONG)
     s.row["revert_ingest_s"] = run.wall
 
 
@@ -914,7 +919,7 @@ def step_revert(s: Size, path: Path, original: bytes) -> None:
 
 
 def _marker_key(s: Size) -> dict[str, Any]:
-    return {"format": FORMAT, "size": s.size, "seed": s.args.seed}
+    return {"format": FORMAT, "size": s.size, "seed": s.args.seed, "mode": s.args.mode}
 
 
 def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
@@ -975,9 +980,7 @@ def guarded(s: Size, name: str, step: Callable[[], None]) -> None:
 def sync_reused(s: Size) -> None:
     """A reused library brought in line with its files (untimed): a run that stopped
     between its change and its revert left the changed file in the index."""
-    run = s.folio.run(
-        "ingest", str(s.lib), "--json", "--no-embed", *s.args.ingest_args, timeout=LONG
-    )
+    run = s.folio.run("ingest", str(s.lib), "--json", *s.args.ingest_args, timeout=LONG)
     ingested = len(run.json()["ingested"])
     s.log(f"  reused library in sync: {ingested} file(s) ingested in {run.wall:.1f} s")
 
@@ -1201,6 +1204,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--seed", type=int, default=0, help="library and question seed (0)")
     ap.add_argument(
+        "--mode",
+        choices=("lexical", "hybrid"),
+        default="lexical",
+        help="lexical (default): ingest --no-embed, retrieve lexical; hybrid: every "
+        "snippet embedded (the dense extra and its weights), retrieve hybrid",
+    )
+    ap.add_argument(
         "--folio", default=None, help="the folio command (default: folio beside this python)"
     )
     ap.add_argument("--reader", type=Path, default=None, help=argparse.SUPPRESS)
@@ -1214,6 +1224,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.stages < 1 or (args.ingest_minutes is not None and args.ingest_minutes <= 0):
         ap.error("--stages and --ingest-minutes must be positive")
     args.ingest_args = ["--workers", str(args.workers)] if args.workers else []
+    if args.mode == "lexical":  # a hybrid library's snippets are embedded as they go in
+        args.ingest_args.append("--no-embed")
     args.dir = args.dir.resolve()
     return args
 
@@ -1269,7 +1281,7 @@ def run_sizes(args: argparse.Namespace, out: dict[str, Any], log: Log) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.reader is not None:
-        return reader_main(args.reader, args.budget)
+        return reader_main(args.reader, args.budget, args.mode)
     signal.signal(signal.SIGTERM, _interrupt)
 
     def log(msg: str) -> None:
