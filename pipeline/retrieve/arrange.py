@@ -68,12 +68,17 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def by_document(
-    ranked: Sequence[Ranked], depth: int = COVER_DEPTH, among: Collection[str] | None = None
+    ranked: Sequence[Ranked], depth: int | None = None, among: Collection[str] | None = None
 ) -> list[Ranked]:
     """The first ``depth`` snippets of the documents ``among`` (default: all) taken one
     document at a time (each document's best, in the order the documents first appear,
-    then each one's second best, ...), the rest after them as ranked."""
-    head = [r for r in ranked[:depth] if among is None or r.doc_id in among]
+    then each one's second best, ...), the rest after them as ranked. ``depth`` is
+    ``COVER_DEPTH`` when not given, read at each call (eval_loso.py varies it)."""
+    head = [
+        r
+        for r in ranked[: COVER_DEPTH if depth is None else depth]
+        if among is None or r.doc_id in among
+    ]
     taken = {r.id for r in head}
     tail = [r for r in ranked if r.id not in taken]
     queues: dict[str, list[Ranked]] = {}

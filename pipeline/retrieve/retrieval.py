@@ -17,10 +17,11 @@ from ..index.visible import hidden_docs
 from ..index.words import query_words
 from ..shared.inputs import check_query, check_range, quoted
 from . import dense
+from . import rank as _rank  # its constants read at each call (eval_loso.py varies them)
 from .arrange import arrange, covered
 from .context import Context, Packer, page_map_search, page_maps
 from .hits import Hit, StoredChunk, by_id_search, to_hit
-from .rank import MODES, POOL, Mode, Ranked, fuse, fusion_for, lexical
+from .rank import MODES, Mode, Ranked, fuse, fusion_for, lexical
 from .search import keyword_params
 
 SNIPPETS = 12  # ranked snippets considered for one context
@@ -47,7 +48,7 @@ def rank_snippets(
     chosen, note = _mode(mode)
     searches = generation.searches()
     if chosen != "lexical":
-        searches.append(dense.vector_search(query, filters))
+        searches.append(dense.vector_search(query, filters, _rank.POOL))
         searches.extend(coverage.count_searches(dense.model_name()))
     try:
         results, wanted = _search(store, searches, chosen)
@@ -64,12 +65,12 @@ def rank_snippets(
     index = current(store, wanted)
     if index is None:
         return _fallback(store, query, filters, chosen)
-    words = lexical(index, query, filters) if chosen != "dense" else []
+    words = lexical(index, query, filters, _rank.POOL) if chosen != "dense" else []
     # A vector hit of a document the index does not hold is not complete yet.
     complete = {d.doc_id for d in index.docs}
-    vectors = dense.ranked(results[2], complete) if chosen != "lexical" else []
+    vectors = dense.ranked(results[2], complete, _rank.POOL) if chosen != "lexical" else []
     if chosen == "hybrid":
-        ranked = fuse(words, vectors, fusion_for(words), POOL)
+        ranked = fuse(words, vectors, fusion_for(words), _rank.POOL)
     else:
         ranked = words if chosen == "lexical" else vectors
     return Ranking(
@@ -120,12 +121,16 @@ def _fallback(store: Store, query: str, filters: Filters, chosen: Mode) -> Ranki
     # ``filters`` asks for snippets already (``rank_snippets``).
     params = keyword_params(query, filters, hidden_docs(store)) | {
         "include_fields": "id,parent_id,doc_id",
-        "per_page": POOL,
+        "per_page": _rank.POOL,
     }
     docs = found(store.search(CHUNKS, params))
     ranked = [
         Ranked(
-            d["id"], float(POOL - n), lexical_rank=n + 1, parent=d["parent_id"], doc_id=d["doc_id"]
+            d["id"],
+            float(_rank.POOL - n),
+            lexical_rank=n + 1,
+            parent=d["parent_id"],
+            doc_id=d["doc_id"],
         )
         for n, d in enumerate(docs)
     ]
@@ -179,7 +184,7 @@ def retrieve(
     filters: Filters | None = None,
     *,
     counter: TokenCounter | None = None,
-    snippets: int = SNIPPETS,
+    snippets: int | None = None,
     mode: str | None = None,
 ) -> Context:
     """The best snippets first, in rank order, while they fit ``budget`` tokens, each cut
@@ -194,7 +199,9 @@ def retrieve(
     """
     check_range(budget, "budget", 1)
     ranking = rank_snippets(store, query, filters, mode)
-    ranked = arrange(ranking.ranked, query, ranking.scope)[:snippets]
+    ranked = arrange(ranking.ranked, query, ranking.scope)[
+        : SNIPPETS if snippets is None else snippets
+    ]
     sections = sorted({ranking.parents[r.id] for r in ranked})
     doc_ids = sorted({ranking.docs[r.id] for r in ranked})
     found, parents, maps = _fetch(store, [r.id for r in ranked], sections, doc_ids)
