@@ -931,6 +931,11 @@ def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
         saved = json.loads(marker.read_text(encoding="utf-8"))
         if all(saved.get(k) == v for k, v in _marker_key(s).items()):
             s.row |= saved["row"] | {"reused": True}
+            if not saved.get("complete", True):
+                # A full ingest that was stopped (a hybrid 100k embeds for about an hour):
+                # the untimed ingest of ``sync_reused`` finishes it; its numbers are lost.
+                s.log(f"  resuming the stopped full ingest of {s.lib} (not timed)")
+                return True
             built_by = saved["row"].get("ingest_pipeline", "?")
             s.log(f"  reusing {s.home} and {s.lib}; full ingest measured at {built_by}")
             return True
@@ -949,10 +954,12 @@ def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
     return False
 
 
-def save_marker(s: Size) -> None:
-    # Called right after the full ingest: the row holds the build and that ingest.
+def save_marker(s: Size, complete: bool = True) -> None:
+    """Called before the full ingest (``complete`` False: a stopped ingest is resumed by
+    ``--reuse``) and right after it, when the row holds the build and that ingest."""
     row = {k: v for k, v in s.row.items() if k not in ("load_start", "reused")}
-    (s.home / MARKER).write_text(json.dumps(_marker_key(s) | {"row": row}), encoding="utf-8")
+    mark = _marker_key(s) | {"row": row, "complete": complete}
+    (s.home / MARKER).write_text(json.dumps(mark), encoding="utf-8")
 
 
 def stop_server(folio: Folio) -> None:
@@ -994,6 +1001,7 @@ def measure_size(s: Size, pool: Sequence[str], rate: float, keep: bool) -> None:
         sync_reused(s)
     else:
         s.row["server_start_empty_s"] = s.row["server_start_first_s"]
+        save_marker(s, complete=False)
         step_full_ingest(s)
         save_marker(s)
     step_unchanged(s)
