@@ -722,6 +722,22 @@ def test_program_comments_in_a_text_are_no_markdown_headings() -> None:
     assert "# compute the percentage" in doc.text.replace("\\#", "#")  # the text is kept
 
 
+def test_comment_blocks_of_a_script_are_no_markdown_headings() -> None:
+    # pdftotext of a manual's Perl listing (issue 41): comment blocks framed by bare "#"
+    # lines, in Title Case with no end punctuation, put the whole text in markdown mode
+    script = "\n".join(
+        ["# Language", "#", '$language = "russian";', "# Fonts for the chart", "#", "$font = 1;"]
+    )
+    body = "\n\n".join(f"CHAPTER {n}.\n\n{PROSE}\n\n{script}\n\n{PROSE}" for n in ("I", "II"))
+    doc = flat_text_document(f"Pedigree\n\n{body}\n\nCHAPTER III.\n\n{PROSE}\n", "book.txt")
+    assert doc.heading_mode == "heuristic"
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings == ["CHAPTER I.", "CHAPTER II.", "CHAPTER III."]
+    # a markdown heading over its text is still one
+    md = flat_text_document("Notes\n\n# One\n\nText.\n\n# Two\n\nText.\n\n# Three\n", "n.txt")
+    assert md.heading_mode == "markdown"
+
+
 def test_pdftotext_chapter_title_under_a_page_opening_label_is_named_by_the_contents() -> None:
     # plain pdftotext (issue 41): a typeset chapter opens its page with its label alone
     # ("\fChapter 1") and the title on the line under it, the text straight after; its
@@ -751,6 +767,25 @@ def test_pdftotext_chapter_title_under_a_page_opening_label_is_named_by_the_cont
         ("Sorting theory", 2),
         ("Binary search", 2),
     ]
+
+
+def test_pdftotext_chapter_title_under_its_number_ends_the_contents() -> None:
+    # plain pdftotext of a thesis (issue 41): the contents prints "1 Introduction" and its
+    # page on lines of their own; the chapter opens its page with its number alone
+    # ("\f1"), then its title: that title is the body's first heading, not one more entry
+    # of the contents, and the contents' "1 Introduction" names it
+    contents = "".join(
+        f"{n} {t}\n\n{p}\n\n{n}.1 {s} . . . . . . . . . .\n\n{p}\n\n"
+        for n, t, s, p in [(1, "Introduction", "Scope", 1), (2, "Methods", "Data", 5)]
+    )
+    body = "".join(
+        f"\f{n}\n\n{t}\n\n{PROSE}\n\n{n}.1 {s}\n{PROSE}\n\n{PROSE}\n\n"
+        f"Chapter {n}\n\n{t}\n\n\f{PROSE}\n\n"  # a page's running foot
+        for n, t, s in [(1, "Introduction", "Scope"), (2, "Methods", "Data")]
+    )
+    text = f"A Thesis\n\n\fContents\n\n{contents}\f{body}"
+    found = [("1 Introduction", 1), ("1.1 Scope", 2), ("2 Methods", 1), ("2.1 Data", 2)]
+    assert _titles(text) == found
 
 
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:

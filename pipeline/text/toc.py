@@ -177,7 +177,9 @@ def _block(
         if key and last_named > j + 1:
             tried += 1
             hits.append(j)
-            keys.add(seen)
+            # a numbered entry's title alone, the number on a line above it ("\f1", then
+            # "Introduction": a chapter's opening page), is the body's heading too
+            keys.update({seen, key})
             tried_at_last, misses = tried, 0
             page = max(page, page_of(lines[j]) or 0)
         elif not hits or misses >= MAX_MISSES:
