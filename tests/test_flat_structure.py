@@ -788,6 +788,30 @@ def test_pdftotext_chapter_title_under_its_number_ends_the_contents() -> None:
     assert _titles(text) == found
 
 
+def test_plain_pdftotext_part_page_under_its_label_and_a_blank_line() -> None:
+    # plain pdftotext of a manual in parts (issue 41): the contents prints each part's
+    # numeral and title on lines of their own; the part's page opens with its label, a
+    # blank line, its title and the first chapter's number under it ("\fPart I", "",
+    # "User Manual", "1"): the title is the part's, above its chapters, without the "1"
+    parts = [("I", "User Manual", [(1, "Introduction"), (2, "Installation")])]
+    parts += [("II", "Algorithm Description", [(3, "Main Algorithm"), (4, "Conclusion")])]
+    contents = body = ""
+    for numeral, part, chapters in parts:
+        contents += f"{numeral}\n\n{part}\n\n4\n\n"
+        contents += "".join(f"{n} {t}\n\n{n + 3}\n\n" for n, t in chapters)
+        body += f"\fPart {numeral}\n\n{part}\n{chapters[0][0]}\n\n{chapters[0][1]}\n\n{PROSE}\n\n"
+        body += "".join(f"\f{n}\n\n{t}\n\n{PROSE}\n\n" for n, t in chapters[1:])
+    text = f"A Manual\n\n\fContents\n{contents}{body}"
+    assert _titles(text) == [
+        ("Part I User Manual", 1),
+        ("Introduction", 2),
+        ("2 Installation", 2),
+        ("Part II Algorithm Description", 1),
+        ("Main Algorithm", 2),
+        ("4 Conclusion", 2),
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand

@@ -62,7 +62,8 @@ def gather(
         wrap = _rest_of_title(lines, i, top, section)
         alone = standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i))
         under = bool(line.strip()) and (
-            (i > 0 and _page_label(lines, i - 1, furniture)) or _split_label(lines, i, furniture)
+            _page_label(lines, text_before(lines, i), furniture)
+            or _split_label(lines, i, furniture)
         )
         if not (alone or top or under or section):
             continue
@@ -153,26 +154,27 @@ def _wrapped_round(lines: Sequence[str], i: int) -> int | None:
     return None if words.endswith(END_PUNCT[:3]) else i + 2
 
 
-def _page_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:
+def _page_label(lines: Sequence[str], i: int | None, furniture: frozenset[int]) -> bool:
     """Whether line ``i`` is only a numbering label opening a page ("\\fChapter 1", "\\fPart
-    I"): pdftotext prints a typeset chapter's label so, its title on the line under it."""
-    return page_top(lines[i]) and i not in furniture and label_only(lines[i])
+    I"): pdftotext prints a typeset chapter's label so, its title on the line under it
+    (or the one after, plain pdftotext leaving a blank line between)."""
+    return i is not None and page_top(lines[i]) and i not in furniture and label_only(lines[i])
 
 
 def _split_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:
     """Whether line ``i`` is the title under a label printed on two lines of its own that
     opens its page ("\\fChapter", "14", then "Files"): plain pdftotext sets a typeset
     chapter's word and number apart."""
-    number = _text_before(lines, i)
+    number = text_before(lines, i)
     if number is None:
         return False
-    word = _text_before(lines, number)
+    word = text_before(lines, number)
     if word is None or not page_top(lines[word]) or word in furniture:
         return False
     return label_keyword(f"{lines[word].strip()} {lines[number].strip()}") is not None
 
 
-def _text_before(lines: Sequence[str], i: int) -> int | None:
+def text_before(lines: Sequence[str], i: int) -> int | None:
     """The line with text before line ``i``, at most one blank line between."""
     j = i - 1
     if j >= 0 and not lines[j].strip():

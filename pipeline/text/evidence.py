@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .candidates import Candidate, label_before
+from .candidates import Candidate, label_before, text_before
 from .labels import ROMAN, numeral_sequences, numeral_value, title_after
 from .shapes import PART
 from .toc import TocEntry
@@ -74,7 +74,8 @@ def named_by_contents(
         for k, e in enumerate(toc)
         if e.target > 0
         and candidates[e.target].under_label
-        and PART.match(lines[e.target - 1].strip())
+        and (label := text_before(lines, e.target)) is not None
+        and PART.match(lines[label].strip())
     }
     others = [r for k, r in enumerate(ranks) if k not in parts]
     if parts and others and min(others) <= max(ranks[k] for k in parts):
