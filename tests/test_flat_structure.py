@@ -812,6 +812,26 @@ def test_plain_pdftotext_part_page_under_its_label_and_a_blank_line() -> None:
     ]
 
 
+def test_pdftotext_appendix_lettered_like_a_section_number() -> None:
+    # pdftotext of a LaTeX manual (issue 41): an appendix is numbered by a letter, in the
+    # contents and in the body, where pdftotext runs it into its text as it does "2 Fonts"
+    contents = "".join(
+        f"{t} . . . . . . . . . . {p}\n"
+        for t, p in [("1 Usage", 1), ("2 Fonts", 3), ("3 Areas of Use", 5), ("A References", 7)]
+    )
+    body = "".join(
+        f"{t}\n{PROSE}\n\n{PROSE}\n\n"
+        for t in ["1 Usage", "2 Fonts", "3 Areas of Use", "A References"]
+    )
+    text = f"A Manual\n\nContents\n{contents}\n{body}"
+    assert [t for t, _ in _titles(text)] == [
+        "1 Usage",
+        "2 Fonts",
+        "3 Areas of Use",
+        "A References",
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand
