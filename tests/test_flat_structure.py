@@ -832,6 +832,20 @@ def test_pdftotext_appendix_lettered_like_a_section_number() -> None:
     ]
 
 
+def test_a_figure_printed_twice_is_no_contents_block() -> None:
+    # plain pdftotext of a manual (issue 41): a chart on the title page, printed again in
+    # the body, reads as a list of short lines whose "titles" come back later; its dates
+    # ("20.02.") are figures, no entry's title, so the real contents block names the headings
+    chart = "\n\n".join(["Blood Sugar", "18.02.", "20.02.", "22.02.", "24.02.", "26.02.", "28.02."])
+    chart += "\n\n" + "\n\n".join(["morning", "noon", "evening"])
+    titles = ["1 Options", "2 Storing data", "3 Editing data", "4 Presenting data"]
+    contents = "".join(f"{t}\n\n{n}\n\n" for n, t in enumerate(titles, 4))
+    body = "".join(f"{t}\n{PROSE}\n\n{PROSE}\n\n" for t in titles[:3])
+    body += f"{chart}\n\n{PROSE}\n\n{titles[3]}\n{PROSE}\n"
+    text = f"diadia.sty\n\n{chart}\n\nContents\n\n{contents}\f{body}"
+    assert [t for t, _ in _titles(text)] == titles
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand

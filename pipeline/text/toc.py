@@ -10,6 +10,7 @@ stay text.
 from __future__ import annotations
 
 import itertools
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -170,6 +171,8 @@ def _block(
         if j in numbers and numeral is None:
             continue  # "107", "ii", "II": a page's number, no entry (nor the body's heading)
         key, last_named = look
+        if numeral is None and _figures(text):
+            key = ""  # "20.02.", "2015/05/20": a figure's or a table's figures, no title
         # "39 Page numbers" after "27 Page numbers" is another entry, not the body's heading
         seen = numbered_key(text) or key
         if seen in keys and standalone(lines, j) and not page_locator(text):
@@ -219,6 +222,17 @@ def _entry_look(
             named = named_lines(where, title)
             looks[j] = (entry_key(title), named[-1] if named else -1)
     return looks[j]
+
+
+# a section number alone ("15.5.", plain pdftotext printing it apart from its title):
+# no part of it zero-padded, as a date's or a time's are
+_SECTION_ALONE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2}))*\.?")
+
+
+def _figures(text: str) -> bool:
+    """Whether a line holds no letter and is no section number: figures, no entry's title
+    ("20.02.", "2015/05/20")."""
+    return not any(ch.isalpha() for ch in text) and _SECTION_ALONE.fullmatch(text) is None
 
 
 def _counting(value: int | None, before: int | None) -> bool:
