@@ -846,6 +846,32 @@ def test_a_figure_printed_twice_is_no_contents_block() -> None:
     assert [t for t, _ in _titles(text)] == titles
 
 
+def test_plain_pdftotext_contents_numbers_over_their_titles_between_blank_lines() -> None:
+    # plain pdftotext (issue 41): each contents entry's number, title and page on lines
+    # of their own, blank lines between ("8.1", "", "Support of … . . .", "", "10"); a
+    # section's number is its rank, under the chapters, as the body prints it apart too
+    chapters = [(1, "Loading the package", ["Basic options", "Language options"])]
+    chapters += [(2, "Supported packages", ["The listings package", "The longtable package"])]
+    contents = body = ""
+    for n, title, sections in chapters:
+        contents += f"{n}\n\n{title}\n\n{n + 1}\n\n"
+        contents += "".join(
+            f"{n}.{k}\n\n{s} . . . . . . . . . .\n\n{n + 1}\n\n" for k, s in enumerate(sections, 1)
+        )
+        body += f"\f{n}\n\n{title}\n\n{PROSE}\n\n"
+        body += "".join(f"{n}.{k}\n\n{s}\n\n{PROSE}\n\n" for k, s in enumerate(sections, 1))
+    text = f"The Package\n\nContents\n{contents}{body}"
+    found = [(t.split()[-1], level) for t, level in _titles(text)]
+    assert found == [
+        ("package", 1),
+        ("options", 2),
+        ("options", 2),
+        ("packages", 1),
+        ("package", 2),
+        ("package", 2),
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand
