@@ -872,6 +872,29 @@ def test_plain_pdftotext_contents_numbers_over_their_titles_between_blank_lines(
     ]
 
 
+def test_pdftotext_layout_chapter_number_far_right_of_its_title() -> None:
+    # pdftotext -layout of a thesis (issue 41): a chapter opens its page with its title
+    # and its number set big in the margin, far right of it ("\fIntroduction     1");
+    # the contents' "1 Introduction" names it, and its sections rank under it
+    chapters = [(1, "Introduction", ["Motivation", "Results"]), (2, "System", ["Design"])]
+    contents = body = ""
+    for n, title, sections in chapters:
+        contents += f"{n} {title}{' ' * 40}{n * 3}\n"
+        contents += "".join(
+            f"   {n}.{k} {s} . . . . . . . .   {n * 3}\n" for k, s in enumerate(sections, 1)
+        )
+        body += f"\f{title}{' ' * 30}{n}\n{PROSE}\n\n"
+        body += "".join(f"{n}.{k} {s}\n{PROSE}\n\n" for k, s in enumerate(sections, 1))
+    text = f"The Thesis\n\nContents\n\n{contents}\n{body}"
+    assert _titles(text) == [
+        ("1 Introduction", 1),
+        ("1.1 Motivation", 2),
+        ("1.2 Results", 2),
+        ("2 System", 1),
+        ("2.1 Design", 2),
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand

@@ -9,6 +9,7 @@ can name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -58,8 +59,9 @@ def gather(
         if page_head(lines, i):
             continue
         top = page_top(line) and i not in furniture
-        section = numbered_key(line)
-        wrap = _rest_of_title(lines, i, top, section)
+        moved = None if i in furniture else number_at_end(line)
+        section = numbered_key(moved or line)
+        wrap = None if moved else _rest_of_title(lines, i, top, section)
         alone = standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i))
         under = bool(line.strip()) and (
             _page_label(lines, text_before(lines, i), furniture)
@@ -70,6 +72,7 @@ def gather(
         if wrap is not None:
             rests.add(wrap)
         text = line.strip() if wrap is None else f"{line.strip()} {lines[wrap].strip()}"
+        text = moved or text
         out[i] = Candidate(
             line=i,
             text=text,
@@ -86,6 +89,19 @@ def gather(
             wrap_end=wrap,
         )
     return out
+
+
+# a chapter's title opening its page with the chapter's number far right of it, as
+# pdftotext -layout prints a number set big in the margin: "\fIntroduction        1"
+_NUMBER_AT_END = re.compile(r"\f\s*([^\W\d_][^\f]*?)\s{6,}(\d{1,2})\s*")
+
+
+def number_at_end(line: str) -> str | None:
+    """A page-opening title with its chapter's number far right of it, read number first
+    ("1 Introduction"), or None. A contents entry of that number and title names it, as it
+    names "1 Introduction" run into its text."""
+    m = _NUMBER_AT_END.fullmatch(line)
+    return f"{m.group(2)} {m.group(1)}" if m else None
 
 
 def _rest_of_title(lines: Sequence[str], i: int, top: bool, section: str | None) -> int | None:
