@@ -895,6 +895,25 @@ def test_pdftotext_layout_chapter_number_far_right_of_its_title() -> None:
     ]
 
 
+def test_plain_pdftotext_chapter_title_over_its_number_repeated_in_a_running_foot() -> None:
+    # plain pdftotext of a thesis (issue 41): a chapter opens its page with its title and
+    # its number on a line under it ("\fConclusion", "", "5"), as a running head over its
+    # page's number reads, and a running foot repeats the title nearby; the contents'
+    # "5 Conclusion" names it all the same
+    contents = "4 Concepts\n\n3\n\n4.1 Design . . . . . . .\n\n4\n\n"
+    contents += "5 Conclusion\n\n7\n\n5.1 Future Work . . . . . . .\n\n8\n\n"
+    body = f"\f4\n\nConcepts\n\n{PROSE}\n\n4.1 Design\n{PROSE}\n\n"
+    body += f"\fConclusion\n\n5\n\n{PROSE}\n\n5.1 Future Work\n{PROSE}\n\n"
+    body += f"8\n\nChapter 5\n\nConclusion\n\n\f{PROSE}\n"
+    text = f"The Thesis\n\n\fContents\n\n{contents}{body}"
+    assert _titles(text) == [
+        ("4 Concepts", 1),
+        ("4.1 Design", 2),
+        ("5 Conclusion", 1),
+        ("5.1 Future Work", 2),
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand

@@ -56,16 +56,23 @@ def gather(
         line = lines[i]
         if i in rests:
             continue
-        if page_head(lines, i):
+        # a running head over its page's number is no candidate, unless a contents entry
+        # of that number and title names it (``number_at_end``)
+        head = page_head(lines, i)
+        moved = None if i in furniture else number_at_end(lines, i, head=head)
+        if head and moved is None:
             continue
-        top = page_top(line) and i not in furniture
-        moved = None if i in furniture else number_at_end(line)
+        top = not head and page_top(line) and i not in furniture
         section = numbered_key(moved or line)
         wrap = None if moved else _rest_of_title(lines, i, top, section)
-        alone = standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i))
-        under = bool(line.strip()) and (
-            _page_label(lines, text_before(lines, i), furniture)
-            or _split_label(lines, i, furniture)
+        alone = not head and (standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i)))
+        under = (
+            not head
+            and bool(line.strip())
+            and (
+                _page_label(lines, text_before(lines, i), furniture)
+                or _split_label(lines, i, furniture)
+            )
         )
         if not (alone or top or under or section):
             continue
@@ -96,11 +103,16 @@ def gather(
 _NUMBER_AT_END = re.compile(r"\f\s*([^\W\d_][^\f]*?)\s{6,}(\d{1,2})\s*")
 
 
-def number_at_end(line: str) -> str | None:
-    """A page-opening title with its chapter's number far right of it, read number first
-    ("1 Introduction"), or None. A contents entry of that number and title names it, as it
-    names "1 Introduction" run into its text."""
-    m = _NUMBER_AT_END.fullmatch(line)
+def number_at_end(lines: Sequence[str], i: int, *, head: bool = False) -> str | None:
+    """A page-opening title with its chapter's number far right of it, or (``head``, a
+    line ``layout.page_head`` reads as a running head) on a line of its own under it
+    (plain pdftotext: "\\fConclusion", "", "5"), read number first ("5 Conclusion"), or
+    None. Only a contents entry of that number and title names it, as it names "1
+    Introduction" run into its text: a running head's number is its page's."""
+    if head:
+        j = next(j for j in range(i + 1, len(lines)) if lines[j].strip())
+        return f"{lines[j].strip()} {lines[i].strip()}"
+    m = _NUMBER_AT_END.fullmatch(lines[i])
     return f"{m.group(2)} {m.group(1)}" if m else None
 
 
