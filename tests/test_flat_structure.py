@@ -914,6 +914,24 @@ def test_plain_pdftotext_chapter_title_over_its_number_repeated_in_a_running_foo
     ]
 
 
+def test_pdftotext_numbered_sections_with_no_contents_count_up() -> None:
+    # pdftotext of a short manual with no contents block (issue 41): sections numbered
+    # "2 Coordinates" run into their text, or "3 An example file" in sentence case between
+    # blank lines; counting up by one they are the outline, "2.1 …" a rank below. A
+    # numbered note whose first line runs to the text's width is a paragraph
+    prose = textwrap.fill(PROSE, 80)
+    note = textwrap.fill("4 Note that the package needs a recent kernel. " + PROSE, 80)
+    body = f"1 Quick overview\n{prose}\n\n2 Coordinates and Node Expressions\n{prose}\n\n"
+    body += f"2.1 Predefined points\n{prose}\n\n3 An example file\n\n{prose}\n\n{note}\n"
+    text = f"pst-layout\n\n{body}"
+    assert _titles(text) == [
+        ("1 Quick overview", 1),
+        ("2 Coordinates and Node Expressions", 1),
+        ("2.1 Predefined points", 2),
+        ("3 An example file", 1),
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand
