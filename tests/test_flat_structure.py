@@ -722,6 +722,22 @@ def test_program_comments_in_a_text_are_no_markdown_headings() -> None:
     assert "# compute the percentage" in doc.text.replace("\\#", "#")  # the text is kept
 
 
+def test_comment_blocks_of_a_script_are_no_markdown_headings() -> None:
+    # pdftotext of a manual's Perl listing (issue 41): comment blocks framed by bare "#"
+    # lines, in Title Case with no end punctuation, put the whole text in markdown mode
+    script = "\n".join(
+        ["# Language", "#", '$language = "russian";', "# Fonts for the chart", "#", "$font = 1;"]
+    )
+    body = "\n\n".join(f"CHAPTER {n}.\n\n{PROSE}\n\n{script}\n\n{PROSE}" for n in ("I", "II"))
+    doc = flat_text_document(f"Pedigree\n\n{body}\n\nCHAPTER III.\n\n{PROSE}\n", "book.txt")
+    assert doc.heading_mode == "heuristic"
+    headings = [b.title for b in parse(doc).blocks if b.kind == "heading"]
+    assert headings == ["CHAPTER I.", "CHAPTER II.", "CHAPTER III."]
+    # a markdown heading over its text is still one
+    md = flat_text_document("Notes\n\n# One\n\nText.\n\n# Two\n\nText.\n\n# Three\n", "n.txt")
+    assert md.heading_mode == "markdown"
+
+
 def test_pdftotext_chapter_title_under_a_page_opening_label_is_named_by_the_contents() -> None:
     # plain pdftotext (issue 41): a typeset chapter opens its page with its label alone
     # ("\fChapter 1") and the title on the line under it, the text straight after; its
@@ -751,6 +767,185 @@ def test_pdftotext_chapter_title_under_a_page_opening_label_is_named_by_the_cont
         ("Sorting theory", 2),
         ("Binary search", 2),
     ]
+
+
+def test_pdftotext_chapter_title_under_its_number_ends_the_contents() -> None:
+    # plain pdftotext of a thesis (issue 41): the contents prints "1 Introduction" and its
+    # page on lines of their own; the chapter opens its page with its number alone
+    # ("\f1"), then its title: that title is the body's first heading, not one more entry
+    # of the contents, and the contents' "1 Introduction" names it
+    contents = "".join(
+        f"{n} {t}\n\n{p}\n\n{n}.1 {s} . . . . . . . . . .\n\n{p}\n\n"
+        for n, t, s, p in [(1, "Introduction", "Scope", 1), (2, "Methods", "Data", 5)]
+    )
+    body = "".join(
+        f"\f{n}\n\n{t}\n\n{PROSE}\n\n{n}.1 {s}\n{PROSE}\n\n{PROSE}\n\n"
+        f"Chapter {n}\n\n{t}\n\n\f{PROSE}\n\n"  # a page's running foot
+        for n, t, s in [(1, "Introduction", "Scope"), (2, "Methods", "Data")]
+    )
+    text = f"A Thesis\n\n\fContents\n\n{contents}\f{body}"
+    found = [("1 Introduction", 1), ("1.1 Scope", 2), ("2 Methods", 1), ("2.1 Data", 2)]
+    assert _titles(text) == found
+
+
+def test_plain_pdftotext_part_page_under_its_label_and_a_blank_line() -> None:
+    # plain pdftotext of a manual in parts (issue 41): the contents prints each part's
+    # numeral and title on lines of their own; the part's page opens with its label, a
+    # blank line, its title and the first chapter's number under it ("\fPart I", "",
+    # "User Manual", "1"): the title is the part's, above its chapters, without the "1"
+    parts = [("I", "User Manual", [(1, "Introduction"), (2, "Installation")])]
+    parts += [("II", "Algorithm Description", [(3, "Main Algorithm"), (4, "Conclusion")])]
+    contents = body = ""
+    for numeral, part, chapters in parts:
+        contents += f"{numeral}\n\n{part}\n\n4\n\n"
+        contents += "".join(f"{n} {t}\n\n{n + 3}\n\n" for n, t in chapters)
+        body += f"\fPart {numeral}\n\n{part}\n{chapters[0][0]}\n\n{chapters[0][1]}\n\n{PROSE}\n\n"
+        body += "".join(f"\f{n}\n\n{t}\n\n{PROSE}\n\n" for n, t in chapters[1:])
+    text = f"A Manual\n\n\fContents\n{contents}{body}"
+    assert _titles(text) == [
+        ("Part I User Manual", 1),
+        ("Introduction", 2),
+        ("2 Installation", 2),
+        ("Part II Algorithm Description", 1),
+        ("Main Algorithm", 2),
+        ("4 Conclusion", 2),
+    ]
+
+
+def test_pdftotext_appendix_lettered_like_a_section_number() -> None:
+    # pdftotext of a LaTeX manual (issue 41): an appendix is numbered by a letter, in the
+    # contents and in the body, where pdftotext runs it into its text as it does "2 Fonts"
+    contents = "".join(
+        f"{t} . . . . . . . . . . {p}\n"
+        for t, p in [("1 Usage", 1), ("2 Fonts", 3), ("3 Areas of Use", 5), ("A References", 7)]
+    )
+    body = "".join(
+        f"{t}\n{PROSE}\n\n{PROSE}\n\n"
+        for t in ["1 Usage", "2 Fonts", "3 Areas of Use", "A References"]
+    )
+    text = f"A Manual\n\nContents\n{contents}\n{body}"
+    assert [t for t, _ in _titles(text)] == [
+        "1 Usage",
+        "2 Fonts",
+        "3 Areas of Use",
+        "A References",
+    ]
+
+
+def test_a_figure_printed_twice_is_no_contents_block() -> None:
+    # plain pdftotext of a manual (issue 41): a chart on the title page, printed again in
+    # the body, reads as a list of short lines whose "titles" come back later; its dates
+    # ("20.02.") are figures, no entry's title, so the real contents block names the headings
+    chart = "\n\n".join(["Blood Sugar", "18.02.", "20.02.", "22.02.", "24.02.", "26.02.", "28.02."])
+    chart += "\n\n" + "\n\n".join(["morning", "noon", "evening"])
+    titles = ["1 Options", "2 Storing data", "3 Editing data", "4 Presenting data"]
+    contents = "".join(f"{t}\n\n{n}\n\n" for n, t in enumerate(titles, 4))
+    body = "".join(f"{t}\n{PROSE}\n\n{PROSE}\n\n" for t in titles[:3])
+    body += f"{chart}\n\n{PROSE}\n\n{titles[3]}\n{PROSE}\n"
+    text = f"diadia.sty\n\n{chart}\n\nContents\n\n{contents}\f{body}"
+    assert [t for t, _ in _titles(text)] == titles
+
+
+def test_plain_pdftotext_contents_numbers_over_their_titles_between_blank_lines() -> None:
+    # plain pdftotext (issue 41): each contents entry's number, title and page on lines
+    # of their own, blank lines between ("8.1", "", "Support of … . . .", "", "10"); a
+    # section's number is its rank, under the chapters, as the body prints it apart too
+    chapters = [(1, "Loading the package", ["Basic options", "Language options"])]
+    chapters += [(2, "Supported packages", ["The listings package", "The longtable package"])]
+    contents = body = ""
+    for n, title, sections in chapters:
+        contents += f"{n}\n\n{title}\n\n{n + 1}\n\n"
+        contents += "".join(
+            f"{n}.{k}\n\n{s} . . . . . . . . . .\n\n{n + 1}\n\n" for k, s in enumerate(sections, 1)
+        )
+        body += f"\f{n}\n\n{title}\n\n{PROSE}\n\n"
+        body += "".join(f"{n}.{k}\n\n{s}\n\n{PROSE}\n\n" for k, s in enumerate(sections, 1))
+    text = f"The Package\n\nContents\n{contents}{body}"
+    found = [(t.split()[-1], level) for t, level in _titles(text)]
+    assert found == [
+        ("package", 1),
+        ("options", 2),
+        ("options", 2),
+        ("packages", 1),
+        ("package", 2),
+        ("package", 2),
+    ]
+
+
+def test_pdftotext_layout_chapter_number_far_right_of_its_title() -> None:
+    # pdftotext -layout of a thesis (issue 41): a chapter opens its page with its title
+    # and its number set big in the margin, far right of it ("\fIntroduction     1");
+    # the contents' "1 Introduction" names it, and its sections rank under it
+    chapters = [(1, "Introduction", ["Motivation", "Results"]), (2, "System", ["Design"])]
+    contents = body = ""
+    for n, title, sections in chapters:
+        contents += f"{n} {title}{' ' * 40}{n * 3}\n"
+        contents += "".join(
+            f"   {n}.{k} {s} . . . . . . . .   {n * 3}\n" for k, s in enumerate(sections, 1)
+        )
+        body += f"\f{title}{' ' * 30}{n}\n{PROSE}\n\n"
+        body += "".join(f"{n}.{k} {s}\n{PROSE}\n\n" for k, s in enumerate(sections, 1))
+    text = f"The Thesis\n\nContents\n\n{contents}\n{body}"
+    assert _titles(text) == [
+        ("1 Introduction", 1),
+        ("1.1 Motivation", 2),
+        ("1.2 Results", 2),
+        ("2 System", 1),
+        ("2.1 Design", 2),
+    ]
+
+
+def test_plain_pdftotext_chapter_title_over_its_number_repeated_in_a_running_foot() -> None:
+    # plain pdftotext of a thesis (issue 41): a chapter opens its page with its title and
+    # its number on a line under it ("\fConclusion", "", "5"), as a running head over its
+    # page's number reads, and a running foot repeats the title nearby; the contents'
+    # "5 Conclusion" names it all the same
+    contents = "4 Concepts\n\n3\n\n4.1 Design . . . . . . .\n\n4\n\n"
+    contents += "5 Conclusion\n\n7\n\n5.1 Future Work . . . . . . .\n\n8\n\n"
+    body = f"\f4\n\nConcepts\n\n{PROSE}\n\n4.1 Design\n{PROSE}\n\n"
+    body += f"\fConclusion\n\n5\n\n{PROSE}\n\n5.1 Future Work\n{PROSE}\n\n"
+    body += f"8\n\nChapter 5\n\nConclusion\n\n\f{PROSE}\n"
+    text = f"The Thesis\n\n\fContents\n\n{contents}{body}"
+    assert _titles(text) == [
+        ("4 Concepts", 1),
+        ("4.1 Design", 2),
+        ("5 Conclusion", 1),
+        ("5.1 Future Work", 2),
+    ]
+
+
+def test_pdftotext_numbered_sections_with_no_contents_count_up() -> None:
+    # pdftotext of a short manual with no contents block (issue 41): sections numbered
+    # "2 Coordinates" run into their text, or "3 An example file" in sentence case between
+    # blank lines; counting up by one they are the outline, "2.1 …" a rank below. A
+    # numbered note whose first line runs to the text's width is a paragraph
+    prose = textwrap.fill(PROSE, 80)
+    note = textwrap.fill("4 Note that the package needs a recent kernel. " + PROSE, 80)
+    body = f"1 Quick overview\n{prose}\n\n2 Coordinates and Node Expressions\n{prose}\n\n"
+    body += f"2.1 Predefined points\n{prose}\n\n3 An example file\n\n{prose}\n\n{note}\n"
+    text = f"pst-layout\n\n{body}"
+    assert _titles(text) == [
+        ("1 Quick overview", 1),
+        ("2 Coordinates and Node Expressions", 1),
+        ("2.1 Predefined points", 2),
+        ("3 An example file", 1),
+    ]
+
+
+def test_pdftotext_layout_contents_in_two_columns_side_by_side() -> None:
+    # pdftotext -layout of a manual (issue 41): a two-column contents prints each line
+    # with a left entry, its page, a wide gap and a right entry; read as two columns, the
+    # left one first, it names every heading
+    left = ["1 Beuronese Art", "  1.1 The Script", "2 Fonts", "  2.1 Characters"]
+    right = ["3 Areas of Use", "4 License", "A References", "B Version History"]
+    contents = "".join(
+        f"      {a:<40}{n:>3}       {b:<40}{n + 5:>3}\n"
+        for n, (a, b) in enumerate(zip(left, right, strict=True), 1)
+    )
+    titles = [t.strip() for t in left + right]
+    body = "".join(f"{t}\n{PROSE}\n\n{PROSE}\n\n" for t in titles)
+    text = f"The Manual\n\n      Contents\n{contents}\n\n{body}"
+    assert _titles(text) == [(t, 2 if "." in t.split()[0] else 1) for t in titles]
 
 
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:

@@ -62,6 +62,27 @@ def atx_heading(line: str) -> bool:
     return not title[:1].islower() and not title.endswith(_COMMENT_END)
 
 
+_BARE_MARK = re.compile(r" {0,3}#[ \t]*$")
+
+
+def comment_blocks(lines: list[str]) -> frozenset[int]:
+    """The lines of a program's comment blocks: runs of adjacent ``#`` lines holding a bare
+    ``#`` (a Perl or shell script framing its comments, "# Language", "#", "# $language = …",
+    as pdftotext prints a listing). A markdown heading stands on a line of its own, and
+    no heading is empty."""
+    marked = [_ATX_MARK.match(line) is not None for line in lines]
+    out: set[int] = set()
+    i = 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and marked[j]:
+            j += 1
+        if j - i >= 2 and any(_BARE_MARK.match(lines[k]) for k in range(i, j)):
+            out.update(range(i, j))
+        i = max(j, i + 1)
+    return frozenset(out)
+
+
 def flat_text_document(text: str, source: str) -> Document:
     """Flat text with its headings decided here, as ATX lines, so that what ``folio
     extract`` prints is the structure the chunker reads. A text that already has enough
@@ -69,10 +90,12 @@ def flat_text_document(text: str, source: str) -> Document:
     lines = text.split("\n")
     first = title_line(lines)
     title = first[1] if first else ""
-    if sum(1 for line in lines if atx_heading(line)) >= MIN_HEADINGS:
+    block = comment_blocks(lines)
+    atx = [atx_heading(line) and i not in block for i, line in enumerate(lines)]
+    if sum(atx) >= MIN_HEADINGS:
         return Document(text, source, "text", "text", title, heading_mode="markdown")
     # a program's comments ("# compute the percentage") stay text, not ATX headings
-    comment = [ATX.match(line) is not None and not atx_heading(line) for line in lines]
+    comment = [ATX.match(line) is not None and not a for line, a in zip(lines, atx, strict=True)]
     lines = [_ATX_MARK.sub(r"\1\\#", ln) if c else ln for ln, c in zip(lines, comment, strict=True)]
     found = find_heading_lines(lines)
     # the heuristics decided every heading: a "#" line they did not take ("# WRONG" in a

@@ -9,6 +9,7 @@ can name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -55,20 +56,30 @@ def gather(
         line = lines[i]
         if i in rests:
             continue
-        if page_head(lines, i):
+        # a running head over its page's number is no candidate, unless a contents entry
+        # of that number and title names it (``number_at_end``)
+        head = page_head(lines, i)
+        moved = None if i in furniture else number_at_end(lines, i, head=head)
+        if head and moved is None:
             continue
-        top = page_top(line) and i not in furniture
-        section = numbered_key(line)
-        wrap = _rest_of_title(lines, i, top, section)
-        alone = standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i))
-        under = bool(line.strip()) and (
-            (i > 0 and _page_label(lines, i - 1, furniture)) or _split_label(lines, i, furniture)
+        top = not head and page_top(line) and i not in furniture
+        section = numbered_key(moved or line)
+        wrap = None if moved else _rest_of_title(lines, i, top, section)
+        alone = not head and (standalone(lines, i) or (wrap == i + 1 and _pair_alone(lines, i)))
+        under = (
+            not head
+            and bool(line.strip())
+            and (
+                _page_label(lines, text_before(lines, i), furniture)
+                or _split_label(lines, i, furniture)
+            )
         )
         if not (alone or top or under or section):
             continue
         if wrap is not None:
             rests.add(wrap)
         text = line.strip() if wrap is None else f"{line.strip()} {lines[wrap].strip()}"
+        text = moved or text
         out[i] = Candidate(
             line=i,
             text=text,
@@ -85,6 +96,24 @@ def gather(
             wrap_end=wrap,
         )
     return out
+
+
+# a chapter's title opening its page with the chapter's number far right of it, as
+# pdftotext -layout prints a number set big in the margin: "\fIntroduction        1"
+_NUMBER_AT_END = re.compile(r"\f\s*([^\W\d_][^\f]*?)\s{6,}(\d{1,2})\s*")
+
+
+def number_at_end(lines: Sequence[str], i: int, *, head: bool = False) -> str | None:
+    """A page-opening title with its chapter's number far right of it, or (``head``, a
+    line ``layout.page_head`` reads as a running head) on a line of its own under it
+    (plain pdftotext: "\\fConclusion", "", "5"), read number first ("5 Conclusion"), or
+    None. Only a contents entry of that number and title names it, as it names "1
+    Introduction" run into its text: a running head's number is its page's."""
+    if head:
+        j = next(j for j in range(i + 1, len(lines)) if lines[j].strip())
+        return f"{lines[j].strip()} {lines[i].strip()}"
+    m = _NUMBER_AT_END.fullmatch(lines[i])
+    return f"{m.group(2)} {m.group(1)}" if m else None
 
 
 def _rest_of_title(lines: Sequence[str], i: int, top: bool, section: str | None) -> int | None:
@@ -153,26 +182,27 @@ def _wrapped_round(lines: Sequence[str], i: int) -> int | None:
     return None if words.endswith(END_PUNCT[:3]) else i + 2
 
 
-def _page_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:
+def _page_label(lines: Sequence[str], i: int | None, furniture: frozenset[int]) -> bool:
     """Whether line ``i`` is only a numbering label opening a page ("\\fChapter 1", "\\fPart
-    I"): pdftotext prints a typeset chapter's label so, its title on the line under it."""
-    return page_top(lines[i]) and i not in furniture and label_only(lines[i])
+    I"): pdftotext prints a typeset chapter's label so, its title on the line under it
+    (or the one after, plain pdftotext leaving a blank line between)."""
+    return i is not None and page_top(lines[i]) and i not in furniture and label_only(lines[i])
 
 
 def _split_label(lines: Sequence[str], i: int, furniture: frozenset[int]) -> bool:
     """Whether line ``i`` is the title under a label printed on two lines of its own that
     opens its page ("\\fChapter", "14", then "Files"): plain pdftotext sets a typeset
     chapter's word and number apart."""
-    number = _text_before(lines, i)
+    number = text_before(lines, i)
     if number is None:
         return False
-    word = _text_before(lines, number)
+    word = text_before(lines, number)
     if word is None or not page_top(lines[word]) or word in furniture:
         return False
     return label_keyword(f"{lines[word].strip()} {lines[number].strip()}") is not None
 
 
-def _text_before(lines: Sequence[str], i: int) -> int | None:
+def text_before(lines: Sequence[str], i: int) -> int | None:
     """The line with text before line ``i``, at most one blank line between."""
     j = i - 1
     if j >= 0 and not lines[j].strip():

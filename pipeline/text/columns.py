@@ -87,20 +87,41 @@ def _wrapped_entries(lines: Sequence[str], start: int) -> list[tuple[int, int]]:
 def _alternating(lines: Sequence[str], start: int) -> list[tuple[int, int]]:
     """(number, title) lines of a contents printed one entry on two lines, each section
     number alone over its title ("2.1", "Package manager . . . ."), in runs of at least
-    ``MIN_COLUMN`` such pairs one after the other."""
+    ``MIN_COLUMN`` such pairs one after the other; a blank line may part a number from its
+    title, and blank lines and a page number one pair from the next ("8.1", "", "Support
+    of the listings package . . .", "", "10", "", "8.2", …)."""
     out: list[tuple[int, int]] = []
     run: list[tuple[int, int]] = []
     i = start
     while i + 1 < len(lines):
-        if _SECTION_ONLY.fullmatch(lines[i]) and _is_title(lines[i + 1]):
-            run.append((i, i + 1))
-            i += 2
+        if _SECTION_ONLY.fullmatch(lines[i]) and (t := _title_under(lines, i)) is not None:
+            run.append((i, t))
+            i = _next_entry(lines, t + 1)
             continue
         if len(run) >= MIN_COLUMN:
             out += run
         run = []
         i += 1
     return out + run if len(run) >= MIN_COLUMN else out
+
+
+def _title_under(lines: Sequence[str], i: int) -> int | None:
+    """The title line under section number ``i``: the next line, or the one after a
+    blank line."""
+    if _is_title(lines[i + 1]):
+        return i + 1
+    if not lines[i + 1].strip() and i + 2 < len(lines) and _is_title(lines[i + 2]):
+        return i + 2
+    return None
+
+
+def _next_entry(lines: Sequence[str], j: int) -> int:
+    """The first line from ``j`` on that is neither blank nor a page number (at most
+    ``MAX_GAP`` blank lines either side of one page number)."""
+    k = _after_gap(lines, j)
+    if k < len(lines) and page_locator(lines[k].strip()):
+        k = _after_gap(lines, k + 1)
+    return k
 
 
 def _is_title(line: str) -> bool:

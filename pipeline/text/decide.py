@@ -43,6 +43,8 @@ def decide(c: Candidate, e: Evidence, *, mode: Mode) -> int | None:
             if rank is not None:
                 return rank
         return None
+    if e.section_rank is not None:  # "2 Fonts" run into its text, in a run counting up
+        return e.section_rank
     if not e.set_off:
         return None
     if c.numeral is not None:

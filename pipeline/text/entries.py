@@ -28,6 +28,8 @@ _PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}}){_RANGE_END}$", re.IGNORECASE
 # a section number and its title, as exporters of typeset books set a heading: "2.1 Package
 # manager", "1.1. What is a program?"
 _SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+(\S.*)$")
+# the same with an appendix's letter for a first number: "A References", "A.1 The Problem"
+_KEYED_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3}){0,4}|[A-Z](?:\.\d{1,3}){0,4})\.?\s+(\S.*)$")
 
 
 def title_column(line: str) -> int:
@@ -69,8 +71,9 @@ def entry_title(line: str) -> str:
 def numbered_key(text: str) -> str | None:
     """The key of a line numbered as a section, number included ("2.1 packagemanager"), or
     None. pdftotext runs a typeset heading into its text (no blank line after it): such a
-    line is a heading only when a contents entry carries the same number and title."""
-    m = _SECTION_NUMBER.match(text)
+    line is a heading only when a contents entry carries the same number and title; an
+    appendix's letter is such a number ("A References")."""
+    m = _KEYED_NUMBER.match(text)
     return f"{m.group(1)} {entry_key(m.group(2))}" if m else None
 
 

@@ -11,8 +11,10 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .candidates import Candidate, label_before
+from .candidates import Candidate, label_before, text_before
+from .entries import is_prose, section_number
 from .labels import ROMAN, numeral_sequences, numeral_value, title_after
+from .layout import ends_early
 from .shapes import PART
 from .toc import TocEntry
 from .toc_ranks import toc_ranks
@@ -28,6 +30,7 @@ class Evidence:
     link_depth: int | None = None  # a "Next topic" link names the line; its depth
     chapter_rank: int | None = None  # a chapter of a numbered series the contents left out
     numeral_rank: int | None = None  # a numeral of a run that divides the titles over it
+    section_rank: int | None = None  # "2 Fonts" run into its text, in a run of such numbers
 
 
 def collect(
@@ -46,6 +49,7 @@ def collect(
     runs = set() if toc else in_sequence(candidates)
     chapters = unnamed_chapters(lines, candidates, after, contents)
     under = numerals_under_titles(lines, candidates, runs)
+    sections = {} if toc or links else numbered_sections(lines, candidates)
     return {
         i: Evidence(
             contents.get(i),
@@ -56,6 +60,7 @@ def collect(
             links.get(i),
             chapters.get(i),
             under if i in runs else None,
+            sections.get(i),
         )
         for i, c in candidates.items()
     }
@@ -74,7 +79,8 @@ def named_by_contents(
         for k, e in enumerate(toc)
         if e.target > 0
         and candidates[e.target].under_label
-        and PART.match(lines[e.target - 1].strip())
+        and (label := text_before(lines, e.target)) is not None
+        and PART.match(lines[label].strip())
     }
     others = [r for k, r in enumerate(ranks) if k not in parts]
     if parts and others and min(others) <= max(ranks[k] for k in parts):
@@ -130,6 +136,49 @@ def numerals_under_titles(
             return None
         titles.append(c.shape)
     return max(titles) + 1 if titles else None
+
+
+SECTION_RANK = 2  # a chapter's, as ``shapes.heading_level`` ranks "2 Fonts"
+
+
+def numbered_sections(lines: Sequence[str], candidates: Mapping[int, Candidate]) -> dict[int, int]:
+    """Numbered headings with no contents block to name them (a paper or a short manual:
+    pdftotext prints "2 Fonts" with its text straight after, or "3 An example file" in
+    sentence case between blank lines): lines opening a paragraph, numbered "N Title" (a
+    capital after the number), set off or ending before the text's width
+    (``layout.ends_early``), whose numbers count up by one in a run of at least
+    ``labels.MIN_SEQUENCE``; and the "N.M Title" lines between chapter N and the next, a
+    rank below. A numbered list's items run on without blank lines or in a run of
+    short lines, a numbered step is a sentence, and a numbered note's first line runs to
+    the text's width."""
+    tops: list[tuple[int, int]] = []
+    subs: list[tuple[int, tuple[int, ...]]] = []
+    for i, c in sorted(candidates.items()):
+        if not (c.section_key and c.after_blank and c.entry_sized) or c.short_run:
+            continue
+        if not (set_off(c) if c.standalone else ends_early(lines, i)):
+            continue  # an item of a list; a paragraph's first line, wrapped at full width
+        row = lines[i].lstrip("\f")
+        number = section_number(row)
+        title = row.split(None, 1)[1] if number is not None else ""
+        if number is None or not title[:1].isupper() or is_prose(row):
+            continue
+        if title.rstrip().endswith((".", ",", ";", ":")):
+            continue  # "1. Install the package here.": a numbered step, a sentence
+        if len(number) == 1:
+            tops.append((i, number[0]))
+        else:
+            subs.append((i, number))
+    chapters = sorted(numeral_sequences(tops))
+    if not chapters:
+        return {}
+    value = dict(tops)
+    out = dict.fromkeys(chapters, SECTION_RANK)
+    for a, b in zip(chapters, [*chapters[1:], len(lines)], strict=True):
+        for i, number in subs:
+            if a < i < b and number[0] == value[a]:
+                out[i] = SECTION_RANK + len(number) - 1
+    return out
 
 
 def set_off(c: Candidate) -> bool:

@@ -108,7 +108,9 @@ def title_after(lines: Sequence[str], i: int, *, named: bool = False) -> Joined 
     if j >= len(lines) or j == i + 1 or not lines[j].strip():
         return None
     end = j + 1 if j + 1 < len(lines) and lines[j + 1].strip() else j
-    if end + 1 < len(lines) and lines[end + 1].strip():
+    if end > j and label_only(lines[end]):
+        end = j  # the next chapter's number under a part's title ("User Manual", "1")
+    elif end + 1 < len(lines) and lines[end + 1].strip():
         return None  # a paragraph, not a title
     rows = lines[j : end + 1]
     if any(row.startswith("  ") or len(row.strip()) > MAX_TITLE_CHARS for row in rows):

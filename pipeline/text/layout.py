@@ -130,3 +130,17 @@ def body_bounds(lines: Sequence[str], start: int) -> tuple[int, int]:
     begin = next((i + 1 for i, ln in enumerate(lines) if _BOOK_START.match(ln)), start)
     end = next((i for i in range(begin, len(lines)) if _BOOK_END.match(lines[i])), len(lines))
     return max(start, begin), end
+
+
+WRAP_REACH = 40  # lines either side whose longest gives the width a text is wrapped at
+
+
+def ends_early(lines: Sequence[str], i: int) -> bool:
+    """Whether line ``i`` ends before the width its text is wrapped at, so the next line's
+    first word would have fitted on it: a heading run into its text ("2 Fonts", then its
+    paragraph), not a paragraph's first line."""
+    if i + 1 >= len(lines) or not lines[i + 1].strip():
+        return True
+    near = range(max(0, i - WRAP_REACH), min(len(lines) - 1, i + WRAP_REACH))
+    width = max((len(lines[k].rstrip()) for k in near if lines[k + 1].strip()), default=0)
+    return len(lines[i].rstrip()) + 1 + len(lines[i + 1].split()[0]) <= width

@@ -10,6 +10,7 @@ stay text.
 from __future__ import annotations
 
 import itertools
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from .entries import (
 from .furniture import is_page_number
 from .labels import bare_numeral
 from .layout import page_head, standalone
+from .side_columns import SideColumns, side_columns
 from .titles import entry_key
 
 MIN_ENTRIES = 3
@@ -69,6 +71,36 @@ def find_toc(
     ``start`` when not given)."""
     if candidates is None:
         candidates = gather(lines, start, furniture)
+    best = _best_block(lines, start, furniture, candidates)
+    for side in side_columns(lines, start):
+        both = _side_by_side(side, start, furniture, candidates)
+        if len(both) > len(best):
+            best = both
+    return best
+
+
+def _side_by_side(
+    side: SideColumns, start: int, furniture: frozenset[int], candidates: Mapping[int, Candidate]
+) -> list[TocEntry]:
+    """The entries of a contents block set in two columns side by side, the left column's
+    then the right's, when each column is a block of its own and the right one's headings
+    follow the left one's; [] otherwise."""
+    left = _best_block(side.left, start, furniture, candidates, within=side.rows)
+    right = _best_block(side.right, start, furniture, candidates, within=side.rows)
+    if not (left and right):
+        return []
+    return [*left, *right] if left[-1].target < right[0].target else []
+
+
+def _best_block(
+    lines: Sequence[str],
+    start: int,
+    furniture: frozenset[int],
+    candidates: Mapping[int, Candidate],
+    within: range | None = None,
+) -> list[TocEntry]:
+    """The entries of the best contents block of ``lines`` (see ``find_toc``), of the
+    blocks whose entries all lie ``within`` those lines when given."""
     # a contents block printed in columns is read with its numbers put back before its
     # titles, its lines of numbers passed over as a page's furniture is
     columns = paired_columns(lines, start)
@@ -84,6 +116,8 @@ def find_toc(
     listed = frozenset(e.line for b in blocks if len(b) >= MIN_SECOND * most for e in b)
     if len(listed) > most:
         blocks = _blocks(lines, start, furniture, _targets_index(candidates, listed))
+    if within is not None:
+        blocks = [b for b in blocks if all(e.line in within for e in b)]
     return max(blocks, key=len, default=[])
 
 
@@ -170,6 +204,8 @@ def _block(
         if j in numbers and numeral is None:
             continue  # "107", "ii", "II": a page's number, no entry (nor the body's heading)
         key, last_named = look
+        if numeral is None and _figures(text):
+            key = ""  # "20.02.", "2015/05/20": a figure's or a table's figures, no title
         # "39 Page numbers" after "27 Page numbers" is another entry, not the body's heading
         seen = numbered_key(text) or key
         if seen in keys and standalone(lines, j) and not page_locator(text):
@@ -177,7 +213,9 @@ def _block(
         if key and last_named > j + 1:
             tried += 1
             hits.append(j)
-            keys.add(seen)
+            # a numbered entry's title alone, the number on a line above it ("\f1", then
+            # "Introduction": a chapter's opening page), is the body's heading too
+            keys.update({seen, key})
             tried_at_last, misses = tried, 0
             page = max(page, page_of(lines[j]) or 0)
         elif not hits or misses >= MAX_MISSES:
@@ -217,6 +255,17 @@ def _entry_look(
             named = named_lines(where, title)
             looks[j] = (entry_key(title), named[-1] if named else -1)
     return looks[j]
+
+
+# a section number alone ("15.5.", plain pdftotext printing it apart from its title):
+# no part of it zero-padded, as a date's or a time's are
+_SECTION_ALONE = re.compile(r"(?:0|[1-9]\d{0,2})(?:\.(?:0|[1-9]\d{0,2}))*\.?")
+
+
+def _figures(text: str) -> bool:
+    """Whether a line holds no letter and is no section number: figures, no entry's title
+    ("20.02.", "2015/05/20")."""
+    return not any(ch.isalpha() for ch in text) and _SECTION_ALONE.fullmatch(text) is None
 
 
 def _counting(value: int | None, before: int | None) -> bool:
