@@ -13,6 +13,7 @@ from ..model import Stage
 from ..shared.limits import Limits, Note, supervise
 from .catalog import Found
 from .process import FileResult, Job, Process, process_file
+from .warm import forks, warm
 
 
 class Runner(Protocol):
@@ -29,6 +30,7 @@ class Pool:
 
     With a time or memory limit every file runs in a supervised worker process (killed
     and replaced when it passes its deadline); with neither and one worker, in-line.
+    Workers forked from this process share what ``warm`` built before they start.
     ``workers``: ``None`` is one per core, at most one per file.
     """
 
@@ -46,6 +48,8 @@ class Pool:
             for work in todo:
                 yield self.process(work, job)
             return
+        if self.process is process_file and forks():
+            warm(job, todo)  # once here rather than once in each worker
         yield from supervise(
             partial(_run_one, process=self.process, job=job),
             todo,
