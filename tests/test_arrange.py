@@ -29,6 +29,16 @@ def test_by_document_takes_each_documents_best_first() -> None:
     assert [r.id for r in by_document(ranked("a", "a"))] == ["a0", "a1"]
 
 
+def test_by_document_reads_cover_depth_when_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    # eval_loso.py varies the constant with setattr: a default bound when the function
+    # was defined would keep the old value
+    monkeypatch.setattr(sys.modules[by_document.__module__], "COVER_DEPTH", 2)
+    got = by_document(ranked("a", "a", "b", "c"))
+    assert [r.id for r in got] == ["a0", "a1", "b2", "c3"]
+    monkeypatch.setattr(sys.modules[by_document.__module__], "COVER_DEPTH", 4)
+    assert [r.id for r in by_document(ranked("a", "a", "b", "c"))] == ["a0", "b2", "c3", "a1"]
+
+
 def test_by_document_spreads_only_the_documents_among() -> None:
     got = by_document(ranked("a", "x", "a", "b", "x", "b"), depth=6, among={"a", "b"})
     assert [r.id for r in got] == ["a0", "b3", "a2", "b5", "x1", "x4"]

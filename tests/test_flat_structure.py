@@ -932,6 +932,24 @@ def test_pdftotext_numbered_sections_with_no_contents_count_up() -> None:
     ]
 
 
+def test_numbered_steps_between_blank_lines_are_no_sections() -> None:
+    # with no contents block, a list of steps set apart by blank lines, nothing under
+    # each, counts up by one too; it stays text under its section (review of issue 41)
+    prose = textwrap.fill(PROSE, 72)
+    steps = "\n\n".join(
+        f"{n} {s}"
+        for n, s in enumerate(["Download the archive", "Unpack it in your folder", "Run it"], 1)
+    )
+    text = f"Widget Manual\n\nINTRODUCTION\n\n{prose}\n\nINSTALLATION\n\n{prose}\n\n"
+    text += f"{steps}\n\n{prose}\n\nUSAGE\n\n{prose}\n\nTROUBLESHOOTING\n\n{prose}\n"
+    assert [t for t, _ in _titles(text)] == [
+        "INTRODUCTION",
+        "INSTALLATION",
+        "USAGE",
+        "TROUBLESHOOTING",
+    ]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand

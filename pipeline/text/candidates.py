@@ -100,7 +100,8 @@ def gather(
 
 # a chapter's title opening its page with the chapter's number far right of it, as
 # pdftotext -layout prints a number set big in the margin: "\fIntroduction        1"
-_NUMBER_AT_END = re.compile(r"\f\s*([^\W\d_][^\f]*?)\s{6,}(\d{1,2})\s*")
+# the title ends on a non-space, so a long run of spaces is not tried at every start
+_NUMBER_AT_END = re.compile(r"\f\s*([^\W\d_](?:[^\f]*?\S)?)\s{6,}(\d{1,2})\s*")
 
 
 def number_at_end(lines: Sequence[str], i: int, *, head: bool = False) -> str | None:

@@ -27,7 +27,10 @@ def decide(c: Candidate, e: Evidence, *, mode: Mode) -> int | None:
       3. a bare numeral filling the one gap of a named series of numerals: their rank;
       4. a chapter of a series counting up that the contents left out ("Chapter 1.
          Loomings." under a brief contents of the front matter): the top entries' rank.
-    Without one, the line must be set off as a heading (alone, not in a list, not prose,
+    Without one:
+      4½. a numbered line of a run counting up ("2 Fonts" run into its text,
+         ``numbered_sections``), set off or not: a chapter's rank, "2.1 …" below it;
+    else the line must be set off as a heading (alone, not in a list, not prose,
     heading text), and then:
       5. a bare numeral ("XIV") is a chapter only in a sequence counting up by one (a
          part of the story over it when each run's "I" stands under a title);

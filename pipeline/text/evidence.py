@@ -148,9 +148,10 @@ def numbered_sections(lines: Sequence[str], candidates: Mapping[int, Candidate])
     capital after the number), set off or ending before the text's width
     (``layout.ends_early``), whose numbers count up by one in a run of at least
     ``labels.MIN_SEQUENCE``; and the "N.M Title" lines between chapter N and the next, a
-    rank below. A numbered list's items run on without blank lines or in a run of
-    short lines, a numbered step is a sentence, and a numbered note's first line runs to
-    the text's width."""
+    rank below. A numbered list's items run on without blank lines, or stand between
+    blank lines with nothing under them ("1 Download the archive", "", "2 Unpack it"), a
+    numbered step is a sentence, and a numbered note's first line runs to the text's
+    width."""
     tops: list[tuple[int, int]] = []
     subs: list[tuple[int, tuple[int, ...]]] = []
     for i, c in sorted(candidates.items()):
@@ -169,7 +170,7 @@ def numbered_sections(lines: Sequence[str], candidates: Mapping[int, Candidate])
             tops.append((i, number[0]))
         else:
             subs.append((i, number))
-    chapters = sorted(numeral_sequences(tops))
+    chapters = sorted(numeral_sequences(_heading_text(lines, tops)))
     if not chapters:
         return {}
     value = dict(tops)
@@ -179,6 +180,17 @@ def numbered_sections(lines: Sequence[str], candidates: Mapping[int, Candidate])
             if a < i < b and number[0] == value[a]:
                 out[i] = SECTION_RANK + len(number) - 1
     return out
+
+
+def _heading_text(lines: Sequence[str], tops: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The numbered lines of ``tops`` with text under them before the next one (a list's
+    items set apart by blank lines have none)."""
+    ends = [i for i, _ in tops[1:]] + [len(lines)] if tops else []
+    return [
+        (i, n)
+        for (i, n), end in zip(tops, ends, strict=True)
+        if any(lines[j].strip(" \f") for j in range(i + 1, end))
+    ]
 
 
 def set_off(c: Candidate) -> bool:

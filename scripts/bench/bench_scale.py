@@ -6,7 +6,8 @@ each) made from real corpus text: the markdown documents of ``<corpus>/markdown`
 text of the EPUBs of ``<corpus>/epub``, cut into heading sections and dealt out, shuffled,
 to the books; each book opens with a title and a line naming its copy, so no two files
 have the same bytes (Folio indexes identical files once). The library goes into
-``<dir>/lib-<size>`` and its own Folio home (embedded Typesense) into ``<dir>/home-<size>``.
+``<dir>/lib-<size>`` and its own Folio home (embedded Typesense) into ``<dir>/home-<size>``
+(``-hybrid`` after the size with ``--mode hybrid``).
 Everything is measured as a user runs it: ``folio`` commands as processes.
 
 Measured per size: the full ingest (``folio ingest DIR --json --no-embed``, wall and
@@ -926,15 +927,17 @@ def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
     """The library and an empty home, built; or, with ``--reuse`` and a home built for
     the same size and seed, kept (its build and full-ingest numbers read back). True
     when reused."""
-    marker = s.home / MARKER
-    if s.args.reuse and marker.is_file() and s.lib.is_dir():
-        saved = json.loads(marker.read_text(encoding="utf-8"))
-        if all(saved.get(k) == v for k, v in _marker_key(s).items()):
+    saved = _read_marker(s) if s.args.reuse and s.lib.is_dir() else None
+    if saved is not None:
+        if all(
+            saved.get(k, "lexical" if k == "mode" else None) == v for k, v in _marker_key(s).items()
+        ):
             s.row |= saved["row"] | {"reused": True}
             if not saved.get("complete", True):
                 # A full ingest that was stopped (a hybrid 100k embeds for about an hour):
                 # the untimed ingest of ``sync_reused`` finishes it; its numbers are lost.
                 s.log(f"  resuming the stopped full ingest of {s.lib} (not timed)")
+                s.row["resumed"] = True
                 return True
             built_by = saved["row"].get("ingest_pipeline", "?")
             s.log(f"  reusing {s.home} and {s.lib}; full ingest measured at {built_by}")
@@ -954,12 +957,29 @@ def prepare(s: Size, pool: Sequence[str], rate: float) -> bool:
     return False
 
 
+def _read_marker(s: Size) -> dict[str, Any] | None:
+    """The home's marker, or None when there is none or it cannot be read (then the
+    library is built anew)."""
+    try:
+        saved = json.loads((s.home / MARKER).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        s.log(f"  unreadable {MARKER} in {s.home} ({exc}): building anew")
+        return None
+    return saved if isinstance(saved, dict) else None
+
+
 def save_marker(s: Size, complete: bool = True) -> None:
-    """Called before the full ingest (``complete`` False: a stopped ingest is resumed by
-    ``--reuse``) and right after it, when the row holds the build and that ingest."""
+    """Called before a one-part full ingest (``complete`` False: a stopped ingest is
+    resumed by ``--reuse``), right after it, when the row holds the build and that
+    ingest, and after a resumed ingest ended (complete, its numbers not measured).
+    Written whole or not at all (a temporary file renamed)."""
     row = {k: v for k, v in s.row.items() if k not in ("load_start", "reused")}
     mark = _marker_key(s) | {"row": row, "complete": complete}
-    (s.home / MARKER).write_text(json.dumps(mark), encoding="utf-8")
+    tmp = s.home / f"{MARKER}.tmp"
+    tmp.write_text(json.dumps(mark), encoding="utf-8")
+    os.replace(tmp, s.home / MARKER)
 
 
 def stop_server(folio: Folio) -> None:
@@ -999,9 +1019,12 @@ def measure_size(s: Size, pool: Sequence[str], rate: float, keep: bool) -> None:
     start_server(s, "server_start_first")
     if reused:
         sync_reused(s)
+        if s.row.pop("resumed", False):
+            save_marker(s)  # the stopped ingest is finished now
     else:
         s.row["server_start_empty_s"] = s.row["server_start_first_s"]
-        save_marker(s, complete=False)
+        if s.args.stages == 1:  # a staged one deletes the files it never moved in
+            save_marker(s, complete=False)
         step_full_ingest(s)
         save_marker(s)
     step_unchanged(s)
@@ -1268,7 +1291,9 @@ def run_sizes(args: argparse.Namespace, out: dict[str, Any], log: Log) -> None:
     questions = make_questions(pool, args.questions + 1, args.seed)
     keep = args.keep or args.reuse
     for size in args.sizes:
-        home, lib = args.dir / f"home-{size}", args.dir / f"lib-{size}"
+        # a hybrid library has homes of its own: a run of the other mode keeps its vectors
+        tag = "" if args.mode == "lexical" else f"-{args.mode}"
+        home, lib = args.dir / f"home-{size}{tag}", args.dir / f"lib-{size}{tag}"
         folio = Folio(folio_command(args.folio), child_env(home), args.dir)
         s = Size(size, lib, home, folio, questions, args, log)
         log(f"size {size:,}: estimate {_estimate(size, out['sizes'])}")
