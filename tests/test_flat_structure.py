@@ -950,6 +950,22 @@ def test_numbered_steps_between_blank_lines_are_no_sections() -> None:
     ]
 
 
+def test_pdftotext_layout_contents_in_two_columns_side_by_side() -> None:
+    # pdftotext -layout of a manual (issue 41): a two-column contents prints each line
+    # with a left entry, its page, a wide gap and a right entry; read as two columns, the
+    # left one first, it names every heading
+    left = ["1 Beuronese Art", "  1.1 The Script", "2 Fonts", "  2.1 Characters"]
+    right = ["3 Areas of Use", "4 License", "A References", "B Version History"]
+    contents = "".join(
+        f"      {a:<40}{n:>3}       {b:<40}{n + 5:>3}\n"
+        for n, (a, b) in enumerate(zip(left, right, strict=True), 1)
+    )
+    titles = [t.strip() for t in left + right]
+    body = "".join(f"{t}\n{PROSE}\n\n{PROSE}\n\n" for t in titles)
+    text = f"The Manual\n\n      Contents\n{contents}\n\n{body}"
+    assert _titles(text) == [(t, 2 if "." in t.split()[0] else 1) for t in titles]
+
+
 def test_a_row_of_figures_over_a_rule_is_no_underlined_heading() -> None:
     # a table printed as text: rows of figures, each over a rule of dashes, are no
     # underlined titles; the text's own headings stand

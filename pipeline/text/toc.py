@@ -30,6 +30,7 @@ from .entries import (
 from .furniture import is_page_number
 from .labels import bare_numeral
 from .layout import page_head, standalone
+from .side_columns import SideColumns, side_columns
 from .titles import entry_key
 
 MIN_ENTRIES = 3
@@ -70,6 +71,36 @@ def find_toc(
     ``start`` when not given)."""
     if candidates is None:
         candidates = gather(lines, start, furniture)
+    best = _best_block(lines, start, furniture, candidates)
+    for side in side_columns(lines, start):
+        both = _side_by_side(side, start, furniture, candidates)
+        if len(both) > len(best):
+            best = both
+    return best
+
+
+def _side_by_side(
+    side: SideColumns, start: int, furniture: frozenset[int], candidates: Mapping[int, Candidate]
+) -> list[TocEntry]:
+    """The entries of a contents block set in two columns side by side, the left column's
+    then the right's, when each column is a block of its own and the right one's headings
+    follow the left one's; [] otherwise."""
+    left = _best_block(side.left, start, furniture, candidates, within=side.rows)
+    right = _best_block(side.right, start, furniture, candidates, within=side.rows)
+    if not (left and right):
+        return []
+    return [*left, *right] if left[-1].target < right[0].target else []
+
+
+def _best_block(
+    lines: Sequence[str],
+    start: int,
+    furniture: frozenset[int],
+    candidates: Mapping[int, Candidate],
+    within: range | None = None,
+) -> list[TocEntry]:
+    """The entries of the best contents block of ``lines`` (see ``find_toc``), of the
+    blocks whose entries all lie ``within`` those lines when given."""
     # a contents block printed in columns is read with its numbers put back before its
     # titles, its lines of numbers passed over as a page's furniture is
     columns = paired_columns(lines, start)
@@ -85,6 +116,8 @@ def find_toc(
     listed = frozenset(e.line for b in blocks if len(b) >= MIN_SECOND * most for e in b)
     if len(listed) > most:
         blocks = _blocks(lines, start, furniture, _targets_index(candidates, listed))
+    if within is not None:
+        blocks = [b for b in blocks if all(e.line in within for e in b)]
     return max(blocks, key=len, default=[])
 
 
