@@ -27,9 +27,10 @@ _LEADER = re.compile(rf"(?:\s*[.·…]){{2,}}\s*\S*$|{_PAGE_GAP}{_LOCATOR}$", re
 _PAGE_AT_END = re.compile(rf"{_PAGE_GAP}(\d{{1,4}}){_RANGE_END}$", re.IGNORECASE)  # a range's first
 # a section number and its title, as exporters of typeset books set a heading: "2.1 Package
 # manager", "1.1. What is a program?"
-_SECTION_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3}){0,4})\.?\s+(\S.*)$")
+_PARTS = r"(?:\.\d{1,3}){0,4}"  # ".1", ".1.2": a section number's parts after its first
+_SECTION_NUMBER = re.compile(rf"^\s*(\d{{1,2}}{_PARTS})\.?\s+(\S.*)$")
 # the same with an appendix's letter for a first number: "A References", "A.1 The Problem"
-_KEYED_NUMBER = re.compile(r"^\s*(\d{1,2}(?:\.\d{1,3}){0,4}|[A-Z](?:\.\d{1,3}){0,4})\.?\s+(\S.*)$")
+_KEYED_NUMBER = re.compile(rf"^\s*(\d{{1,2}}{_PARTS}|[A-Z]{_PARTS})\.?\s+(\S.*)$")
 
 
 def title_column(line: str) -> int:
