@@ -10,7 +10,7 @@
 #   scripts/test.sh --setup-only    set up, run no tests
 #
 # FOLIO_VENV: the environment's folder (default .venv); FOLIO_FRESH_VENV=1 makes it anew;
-# FOLIO_LINT=1 also runs ruff and mypy --strict before the tests (.ci/run sets both).
+# FOLIO_LINT=1 also runs ruff (check and format --check) and mypy --strict before the tests (.ci/run sets both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -111,6 +111,7 @@ say "set up in $((SECONDS - started)) s (Debian packages $((packaged - started))
 
 if [ "${FOLIO_LINT:-0}" = "1" ]; then
     ruff check .
+    ruff format --check .
     mypy --strict pipeline tests scripts
 fi
 exec pytest -q "$@"

@@ -30,8 +30,12 @@ BAD_IDS = ["", "`", " ", "a`b", "id && tier:=x", "x\n"]
 
 def folio(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*FOLIO, *args], capture_output=True, text=True, env=env or os.environ.copy(),
-        cwd=ROOT, timeout=120,
+        [*FOLIO, *args],
+        capture_output=True,
+        text=True,
+        env=env or os.environ.copy(),
+        cwd=ROOT,
+        timeout=120,
     )
 
 
@@ -72,8 +76,10 @@ def test_python_api_refuses_bad_queries_and_ranges(one_doc: Store) -> None:
 
 
 def test_cli_refuses_empty_doc_filter_and_reversed_pages(one_doc: Store, folio_env: Path) -> None:
-    for args in (["search", "ownership", "--doc", ""], ["retrieve", "x", "--budget", "300",
-                                                        "--doc", ""]):
+    for args in (
+        ["search", "ownership", "--doc", ""],
+        ["retrieve", "x", "--budget", "300", "--doc", ""],
+    ):
         run = folio(*args)
         assert run.returncode == 2 and "doc" in run.stderr and "Traceback" not in run.stderr
     run = folio("search", "ownership", "--pages", "10", "1")
@@ -94,8 +100,14 @@ def test_cli_long_and_undecodable_queries_are_messages(one_doc: Store, folio_env
     run = folio("search", "ownership " * 8000)
     assert run.returncode == 2 and "KB" in run.stderr and "Traceback" not in run.stderr
     # argv bytes that are not UTF-8 arrive as lone surrogates (surrogateescape)
-    run = subprocess.run([*FOLIO, "search", b"own\xffership"], capture_output=True, text=True,
-                         env=os.environ.copy(), cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        [*FOLIO, "search", b"own\xffership"],
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 2 and "UTF-8" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -119,7 +131,9 @@ def test_mcp_bad_section_ids_are_error_results_and_the_server_lives(
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "pipeline", "mcp"], env=os.environ.copy(),
+        command=sys.executable,
+        args=["-m", "pipeline", "mcp"],
+        env=os.environ.copy(),
         cwd=str(ROOT),
     )
 

@@ -23,8 +23,11 @@ ROOT = Path(__file__).parent.parent
 
 
 def _store(running: server.RunningServer) -> Store:
-    return Store(ServerSettings(nodes=(running.node,), api_key=running.api_key, retries=1,
-                                retry_interval_seconds=0.2))
+    return Store(
+        ServerSettings(
+            nodes=(running.node,), api_key=running.api_key, retries=1, retry_interval_seconds=0.2
+        )
+    )
 
 
 def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
@@ -38,15 +41,21 @@ def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
     for i in range(files):
         (lib / f"doc{i:03}.md").write_text(f"# Part {i}\n\n{src}", encoding="utf-8")
     cfg = tmp_path / "folio.yaml"
-    cfg.write_text("typesense:\n  retries: 0\n  retry_interval_seconds: 0.1\n"
-                   "  timeout_seconds: 5\n")
+    cfg.write_text(
+        "typesense:\n  retries: 0\n  retry_interval_seconds: 0.1\n  timeout_seconds: 5\n"
+    )
     running = server.start(home)
     try:
-        env = {**os.environ, "TYPESENSE_URL": running.node.url(),
-               "TYPESENSE_API_KEY": running.api_key, "FOLIO_CONFIG": str(cfg)}
+        env = {
+            **os.environ,
+            "TYPESENSE_URL": running.node.url(),
+            "TYPESENSE_API_KEY": running.api_key,
+            "FOLIO_CONFIG": str(cfg),
+        }
         cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "1", "--json"]
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env, cwd=ROOT)
+        proc = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
+        )
         store = _store(running)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -68,8 +77,7 @@ def test_server_killed_mid_ingest_then_restarted(tmp_path: Path) -> None:
         store = _store(running)
         assert_complete_means_stored(store)
         env["TYPESENSE_URL"] = running.node.url()
-        rerun = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
-                               timeout=300)
+        rerun = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
         assert rerun.returncode == 0, rerun.stderr[-2000:]
         summary = json.loads(rerun.stdout)
         assert len(summary["ingested"]) + len(summary["unchanged"]) == files
@@ -106,8 +114,9 @@ def test_workers_die_with_a_killed_ingest(store: Store, tmp_path: Path, folio_en
     src = (FIXTURES / "golden" / "rust-ownership.md").read_text(encoding="utf-8")
     (lib / "big.md").write_text(src * 1200, encoding="utf-8")  # ~30 MB: a minute to chunk
     cmd = [sys.executable, "-m", "pipeline", "ingest", str(lib), "--workers", "1", "--json"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            cwd=ROOT, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 60
         workers: list[int] = []

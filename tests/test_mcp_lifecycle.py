@@ -40,8 +40,9 @@ def test_mcp_recovers_when_the_server_restarts_on_a_new_port(tmp_path: Path) -> 
         assert folio(home, "ingest", str(_library(tmp_path))).returncode == 0
         env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESENSE_")}
         env["FOLIO_HOME"] = str(home)
-        params = StdioServerParameters(command=sys.executable, args=["-m", "pipeline", "mcp"],
-                                       env=env, cwd=str(ROOT))
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "pipeline", "mcp"], env=env, cwd=str(ROOT)
+        )
 
         async def session() -> None:
             async with stdio_client(params) as (read, write), ClientSession(read, write) as s:

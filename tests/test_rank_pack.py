@@ -369,7 +369,6 @@ def test_a_best_snippet_too_long_for_the_budget_is_cut_instead() -> None:
     assert [it.text for it in got] == [sec.span(*cut)]
 
 
-
 def scene_packed() -> tuple[list[str], list[context.ContextItem]]:
     """A scene's sentences, and what is packed of two snippets of it: the first (whole,
     the best) ends at sentence 12, the second (cut to its hit, sentence 16) follows."""

@@ -112,12 +112,24 @@ def test_admin_key_never_in_argv_output_or_logs(tmp_path: Path) -> None:
     root = Path(__file__).parent.parent
     outputs = []
     try:
-        ingest = subprocess.run([sys.executable, "-m", "pipeline", "ingest", str(lib)],
-                                capture_output=True, text=True, env=env, cwd=root, timeout=120)
+        ingest = subprocess.run(
+            [sys.executable, "-m", "pipeline", "ingest", str(lib)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=root,
+            timeout=120,
+        )
         assert ingest.returncode == 0, ingest.stderr
         outputs.append(ingest.stdout + ingest.stderr)
-        for run in folio_each(env, ("status",), ("docs",), ("search", "text"),
-                              ("server", "status"), ("-v", "retrieve", "text", "--budget", "200")):
+        for run in folio_each(
+            env,
+            ("status",),
+            ("docs",),
+            ("search", "text"),
+            ("server", "status"),
+            ("-v", "retrieve", "text", "--budget", "200"),
+        ):
             assert run.returncode == 0, run.stderr
             outputs.append(run.stdout + run.stderr)
         key = (home / "api-key").read_text().strip()
@@ -126,8 +138,12 @@ def test_admin_key_never_in_argv_output_or_logs(tmp_path: Path) -> None:
         assert key.encode() not in Path(f"/proc/{pid.pid}/cmdline").read_bytes()
         assert not any(key in o for o in outputs)
         for f in home.rglob("*"):
-            if f.is_file() and f.name != "api-key" and not f.name.startswith("search-key") \
-                    and "typesense-data" not in f.parts:
+            if (
+                f.is_file()
+                and f.name != "api-key"
+                and not f.name.startswith("search-key")
+                and "typesense-data" not in f.parts
+            ):
                 assert key.encode() not in f.read_bytes(), f
     finally:
         server.stop(home, timeout=0)  # no graceful stop to wait for: past every assertion

@@ -59,8 +59,9 @@ def own_home(tmp: Path) -> Iterator[Path]:
 def folio(home: Path, *args: str, timeout: float = 150) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TYPESENSE_")}
     env["FOLIO_HOME"] = str(home)
-    return subprocess.run([*FOLIO, *args], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=timeout)
+    return subprocess.run(
+        [*FOLIO, *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout
+    )
 
 
 def test_stop_never_signals_a_process_that_is_not_its_server(tmp_path: Path) -> None:
@@ -108,7 +109,8 @@ def _import_batches(
     try:
         for batch in batches:
             conn.request(
-                "POST", f"/collections/{collection}/documents/import?action=upsert",
+                "POST",
+                f"/collections/{collection}/documents/import?action=upsert",
                 "\n".join(json.dumps(d) for d in batch),
                 {"X-TYPESENSE-API-KEY": running.api_key},
             )
@@ -125,15 +127,19 @@ def test_start_waits_for_the_log_replay(tmp_path: Path) -> None:
     with own_home(tmp_path) as home:
         running = server.start(home)
         store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
-        store.client.collections.create({"name": "replay", "fields": [
-            {"name": "t", "type": "string"}]})
+        store.client.collections.create(
+            {"name": "replay", "fields": [{"name": "t", "type": "string"}]}
+        )
         # Each import is one log entry, so the batch count is what makes the replay
         # queue long; 60 words a document keep each batch's replay work big enough
         # (without the settle, start() returned at ~31,000 of 40,000 documents).
         text = " ".join(f"w{i}" for i in range(60))
         batches, size = 2000, 20
-        _import_batches(running, "replay", (
-            [{"id": f"{b}-{i}", "t": text} for i in range(size)] for b in range(batches)))
+        _import_batches(
+            running,
+            "replay",
+            ([{"id": f"{b}-{i}", "t": text} for i in range(size)] for b in range(batches)),
+        )
         assert server.stop(home)
         running = server.start(home)
         store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
@@ -161,9 +167,12 @@ def test_a_lost_port_race_is_retried(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     mnt = tmp_path / "disk"
     mnt.mkdir()
-    if os.geteuid() != 0 or subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(mnt)], capture_output=True
-    ).returncode:
+    if (
+        os.geteuid() != 0
+        or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", str(mnt)], capture_output=True
+        ).returncode
+    ):
         pytest.skip("needs root to mount a small tmpfs")
     try:
         yield mnt
@@ -200,15 +209,17 @@ def test_a_busy_server_is_reused_at_once(tmp_path: Path) -> None:
     with own_home(tmp_path) as home:
         running = server.start(home)
         store = Store(ServerSettings(nodes=(running.node,), api_key=running.api_key))
-        store.client.collections.create({"name": "busy", "fields": [
-            {"name": "t", "type": "string"}]})
+        store.client.collections.create(
+            {"name": "busy", "fields": [{"name": "t", "type": "string"}]}
+        )
         stop = threading.Event()
 
         def write() -> None:
             n = 0
             while not stop.is_set():
                 store.client.collections["busy"].documents.import_(
-                    [{"id": f"{n}-{i}", "t": "some words"} for i in range(200)])
+                    [{"id": f"{n}-{i}", "t": "some words"} for i in range(200)]
+                )
                 n += 1
 
         writer = threading.Thread(target=write)

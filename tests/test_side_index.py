@@ -230,9 +230,7 @@ def test_a_complete_record_without_its_chunks_is_left_out(store: Store, tmp_path
     }
 
 
-def test_a_cluster_node_that_is_down_is_not_the_one_read(
-    store: Store, tmp_path: Path
-) -> None:
+def test_a_cluster_node_that_is_down_is_not_the_one_read(store: Store, tmp_path: Path) -> None:
     """The index reads records and snippets from one node: one that answers, not the
     first one whatever its state (with node 0 killed, each ingest on a cluster spent
     ~47 s in retries at its end and left the index behind)."""

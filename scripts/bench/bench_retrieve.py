@@ -132,8 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in rows:
         loads = "→".join(f"{x:.1f}" for x in r.loadavg)
         print(
-            f"{r.mode:<8} {r.calls:>6} {r.p50_ms:>8.1f} {r.p95_ms:>8.1f} "
-            f"{r.max_ms:>8.1f}  {loads}"
+            f"{r.mode:<8} {r.calls:>6} {r.p50_ms:>8.1f} {r.p95_ms:>8.1f} {r.max_ms:>8.1f}  {loads}"
         )
     return 0
 

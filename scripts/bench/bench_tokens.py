@@ -180,8 +180,6 @@ def pack(blocks: Iterable[str], estimate: Count, limit: int = MAX) -> list[str]:
 # --- stats --------------------------------------------------------------------------------
 
 
-
-
 def error_stats(est: Sequence[int], true: Sequence[int]) -> dict[str, float]:
     rel = [100.0 * (e - t) / t for e, t in zip(est, true, strict=True) if t > 0]
     absolute = [abs(r) for r in rel]
@@ -350,6 +348,7 @@ def print_tables(
         f" warm {speed['warm_mb_s']:.1f} MB/s (best of 3); one {speed['mb']:.1f} MB string:"
         f" {speed['whole_text_mb_s']:.1f} MB/s"
     )
+
 
 if __name__ == "__main__":
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
