@@ -932,6 +932,22 @@ def test_pdftotext_numbered_sections_with_no_contents_count_up() -> None:
     ]
 
 
+def test_one_navigation_link_leaves_numbered_sections_to_count_up() -> None:
+    # a "Next topic" link or two, fewer than navigation needs to decide, must not switch
+    # off the runs of numbered sections that decide without a contents block (review of
+    # issue 41: any link did)
+    prose = textwrap.fill(PROSE, 80)
+    body = f"1 Quick overview\n{prose}\n\n2 Coordinates and Node Expressions\n{prose}\n\n"
+    body += f"2.1 Predefined points\n{prose}\nNext topic: 3 An example file\n\n"
+    body += f"3 An example file\n\n{prose}\n"
+    assert _titles(f"pst-layout\n\n{body}") == [
+        ("1 Quick overview", 1),
+        ("2 Coordinates and Node Expressions", 1),
+        ("2.1 Predefined points", 2),
+        ("3 An example file", 1),
+    ]
+
+
 def test_numbered_steps_between_blank_lines_are_no_sections() -> None:
     # with no contents block, a list of steps set apart by blank lines, nothing under
     # each, counts up by one too; it stays text under its section (review of issue 41)

@@ -66,7 +66,8 @@ def find_heading_lines(lines: list[str]) -> list[HeadingLine]:
     mode: Mode = "links" if len(links) >= MIN_HEADINGS else "contents" if toc else "looks"
     if mode == "looks":  # nothing names the headings: their looks and setting will
         candidates = with_looks(lines, candidates)
-    evidence = collect(lines, candidates, toc, links)
+    # links too few to decide are no evidence (they would switch off numbered sections)
+    evidence = collect(lines, candidates, toc, links if mode == "links" else {})
     found = [
         (i, rank, c.text)
         for i, c in sorted(candidates.items())
