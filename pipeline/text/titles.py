@@ -41,10 +41,7 @@ def norm_title(text: str) -> str:
     # each numbering is dropped by moving past it, and words after it are known from where
     # the last one is: copying and testing the rest per numbering dropped took a line of
     # many numbers ("1 2 3 …") its length squared
-    last_word = len(s) - 1
-    while last_word >= 0 and not s[last_word].isalnum():
-        last_word -= 1
-    at = 0
+    at, last_word = 0, None
     while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
         # an empty match leaves the title as it is (most lines)
         m = _NUMBERING.match(s, at)
@@ -53,6 +50,8 @@ def norm_title(text: str) -> str:
         after = m.end()  # past blanks, as the rest stripped would start (none at its end)
         while after < len(s) and s[after].isspace():
             after += 1
+        if last_word is None:
+            last_word = next((k for k in range(len(s) - 1, -1, -1) if s[k].isalnum()), -1)
         if after > last_word:  # no word after the numbering: it is the title
             break
         at = after
@@ -77,7 +76,10 @@ def entry_key(text: str) -> str:
     """``norm_title`` as a contents entry and the heading it names are compared: a
     trailing footnote mark aside ("Stone" names "STONE.[8]"), a label's colon aside
     ("Chapter 1: What Is an Index?" names "What Is an Index?")."""
-    return norm_title(_LABEL_COLON.sub("", _FOOTNOTE_MARK.sub("", text.strip())))
+    text = text.strip()
+    if text.endswith("]"):  # the mark ends the text; most titles end otherwise
+        text = _FOOTNOTE_MARK.sub("", text)
+    return norm_title(_LABEL_COLON.sub("", text))
 
 
 def same_words(a: str, b: str) -> bool:
