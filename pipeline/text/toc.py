@@ -118,9 +118,10 @@ def _best_block(
     # side-column view's blocks, tried from its rows, read its lines as they reach them
     # (its rows and what follows them, not the rest of a long text).
     read = PairedColumns(lines, start)
-    joined, passed, numbers = (_read_all if within is None else _read_lazily)(
-        read, start, furniture
-    )
+    if within is None:
+        joined, passed, numbers = _read_all(read, start, furniture)
+    else:
+        joined, passed, numbers = _read_lazily(read, start, furniture)
     stop = None if within is None else within.stop  # no block starts past the rows
     blocks = _blocks(joined, start, passed, numbers, targets.where, stop)
     # A second contents block about as long as the first (an export's printed contents,

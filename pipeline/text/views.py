@@ -1,6 +1,7 @@
-"""A text's lines read through a change to some of them, without a copy of the list: a
-long text can be read through many such changes (a view per contents block found in it),
-and copying its lines for each grew with blocks x lines."""
+"""A text's lines read through a change to some of them, and lines of a kind, each worked
+out only when asked for: a long text is read through many such views (one per contents
+block found in it), and copying or testing all its lines for each grew with blocks x
+lines."""
 
 from __future__ import annotations
 
