@@ -1,16 +1,21 @@
 """``norm_title``'s word characters: the byte-table path for ASCII text keeps what the
-``[\\W_]+`` pattern keeps."""
+``[\\W_]+`` pattern keeps; its numbering and ``entry_key``'s footnote mark found as the
+patterns first written found them."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pipeline.text.titles import (
+    _FOOTNOTE_MARK,
     _LEADING_NON_WORD,
     _NON_WORD,
     _NUMBERING,
     _word_chars,
+    entry_key,
     norm_title,
     title_chars,
 )
@@ -65,3 +70,22 @@ def test_a_title_key_ends_the_title_characters_of_its_text(a: str, b: str) -> No
     assert title_chars(a).endswith(norm_title(a))
     assert title_chars(a + " " + b) == title_chars(a) + title_chars(b)
     assert title_chars(a + " " + b).endswith(norm_title(a + " " + b))
+
+
+# entry_key's footnote mark as the pattern read before it was tried only where a run of
+# blanks begins (tried at each blank, a long run cost its length squared)
+_MARK_AT_EVERY_BLANK = re.compile(r"\s*\[(?:\d{1,3}|[a-z*†‡])\]$", re.IGNORECASE)
+_MARK_PARTS = st.sampled_from(
+    ["Stone", "STONE.", " ", "   ", "\t", "\u3000", "[8]", "[123]", "[a]", "[*]", "[", "]",
+     "8", "ſ"]
+)  # fmt: skip
+
+
+@given(st.lists(_MARK_PARTS, max_size=10).map("".join) | st.text(max_size=30))
+def test_the_footnote_mark_is_found_as_when_tried_at_every_blank(text: str) -> None:
+    assert _FOOTNOTE_MARK.sub("", text) == _MARK_AT_EVERY_BLANK.sub("", text)
+
+
+def test_a_footnote_mark_after_a_wide_gap_is_set_aside() -> None:
+    assert entry_key("STONE." + " " * 40 + "[8]") == "stone"
+    assert norm_title(" ".join(["1"] * 500) + " Foo") == "foo"  # every numbering dropped

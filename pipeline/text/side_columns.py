@@ -10,6 +10,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .views import LineView
+
 # a left entry's page number, a gap of at least three spaces, then the right column's text
 _SPLIT = re.compile(r"\s*\S.*?\S\s+(?:\d{1,4}|[ivxlc]{1,7})\s{3,}(?=\S)")
 MIN_ROWS = 2  # lines split so before a block is read as two columns
@@ -20,8 +22,8 @@ MAX_APART = 12  # lines between two split lines of one block (right column only 
 @dataclass(frozen=True, slots=True)
 class SideColumns:
     rows: range  # the block's lines
-    left: list[str]  # the text, the block's lines cut to their left column
-    right: list[str]  # the text, the block's lines holding only their right column
+    left: Sequence[str]  # the text, the block's lines cut to their left column
+    right: Sequence[str]  # the text, the block's lines holding only their right column
 
 
 def side_columns(lines: Sequence[str], start: int = 0) -> list[SideColumns]:
@@ -44,14 +46,24 @@ def _views(lines: Sequence[str], a: int, b: int, edge: int) -> SideColumns:
     """The block of lines ``a`` to ``b`` cut at column ``edge``: a line whose text crosses
     it (no space just before it) stays whole in the left view. The right column keeps
     the left one's margin, so that the two rank their entries alike by indentation."""
-    left, right = list(lines), list(lines)
-    for i in range(a, b):
-        line = lines[i]
+    left, right = [], []
+    for line in lines[a:b]:
         cut = len(line) > edge and line[edge - 1 : edge] == " "
-        left[i] = line[:edge].rstrip() if cut else line
-        right[i] = line[edge:] if cut else ""
-    rows = [left[i] for i in range(a, b) if left[i].strip()]
+        left.append(line[:edge].rstrip() if cut else line)
+        right.append(line[edge:] if cut else "")
+    rows = [row for row in left if row.strip()]
     margin = " " * min((len(r) - len(r.lstrip(" \f")) for r in rows), default=0)
-    for i in range(a, b):
-        right[i] = margin + right[i] if right[i].strip() else ""
-    return SideColumns(range(a, b), left, right)
+    right = [margin + r if r.strip() else "" for r in right]
+    return SideColumns(range(a, b), _Rows(lines, a, left), _Rows(lines, a, right))
+
+
+class _Rows(LineView):
+    """The text with its lines from ``first`` on replaced by ``rows``."""
+
+    def __init__(self, lines: Sequence[str], first: int, rows: list[str]) -> None:
+        super().__init__(lines)
+        self.first, self.rows = first, rows
+
+    def line(self, i: int) -> str:
+        k = i - self.first
+        return self.rows[k] if 0 <= k < len(self.rows) else self.lines[i]

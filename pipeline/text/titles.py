@@ -5,8 +5,9 @@ from __future__ import annotations
 import html
 import re
 
+# matched at a position (``match(s, pos)``), so it has no "^": that would fail past the start
 _NUMBERING = re.compile(
-    r"^(?:(?:chapter|part|section|appendix|lecture|kapitel|teil|anhang|chapitre|partie)\b\.?\s*)?"
+    r"(?:(?:chapter|part|section|appendix|lecture|kapitel|teil|anhang|chapitre|partie)\b\.?\s*)?"
     r"(?:(?:\d+|[ivxlc]+|[a-z])(?:[.\-]\d+)*\.?(?:\s+|$))?",
     re.IGNORECASE,
 )
@@ -37,20 +38,30 @@ def norm_title(text: str) -> str:
     s = text.casefold().strip()  # no blank at either end
     if not s[:1].isalnum():  # else nothing to drop: [\W_] is what str.isalnum is not
         s = _LEADING_NON_WORD.sub("", s)
+    # each numbering is dropped by moving past it, and words after it are known from where
+    # the last one is: copying and testing the rest per numbering dropped took a line of
+    # many numbers ("1 2 3 …") its length squared
+    at, last_word = 0, None
     while True:  # "Chapter 3 1.2 Foo" → "foo"; "A. Appendix" → "appendix"
-        # the pattern is anchored: an empty match leaves ``s`` as it is (most lines)
-        m = _NUMBERING.match(s)
-        if m is None or not m.end():
+        # an empty match leaves the title as it is (most lines)
+        m = _NUMBERING.match(s, at)
+        if m is None or m.end() == at:
             break
-        nxt = s[m.end() :].strip()
-        if not _word_chars(nxt):
+        after = m.end()  # past blanks, as the rest stripped would start (none at its end)
+        while after < len(s) and s[after].isspace():
+            after += 1
+        if last_word is None:
+            last_word = next((k for k in range(len(s) - 1, -1, -1) if s[k].isalnum()), -1)
+        if after > last_word:  # no word after the numbering: it is the title
             break
-        s = nxt
-    key = _word_chars(s)
+        at = after
+    key = _word_chars(s[at:])
     return key or _word_chars(text.casefold())
 
 
-_FOOTNOTE_MARK = re.compile(r"\s*\[(?:\d{1,3}|[a-z*†‡])\]$", re.IGNORECASE)
+# tried only where a run of blanks begins: tried at each blank of a long run (pdftotext
+# -layout's gaps), "\s*" ran to the run's end each time, the run's length squared
+_FOOTNOTE_MARK = re.compile(r"(?<!\s)\s*\[(?:\d{1,3}|[a-z*†‡])\]$", re.IGNORECASE)
 
 
 # "Chapter 1: ", "Part II: ": a numbering label and a colon before the title (an export's
@@ -65,7 +76,10 @@ def entry_key(text: str) -> str:
     """``norm_title`` as a contents entry and the heading it names are compared: a
     trailing footnote mark aside ("Stone" names "STONE.[8]"), a label's colon aside
     ("Chapter 1: What Is an Index?" names "What Is an Index?")."""
-    return norm_title(_LABEL_COLON.sub("", _FOOTNOTE_MARK.sub("", text.strip())))
+    text = text.strip()
+    if text.endswith("]"):  # the mark ends the text; most titles end otherwise
+        text = _FOOTNOTE_MARK.sub("", text)
+    return norm_title(_LABEL_COLON.sub("", text))
 
 
 def same_words(a: str, b: str) -> bool:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import itertools
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
 from .candidates import Candidate, gather
-from .columns import paired_columns
+from .columns import PairedColumns
 from .entries import (
     entry_length,
     entry_title,
@@ -32,6 +32,8 @@ from .labels import bare_numeral
 from .layout import page_head, standalone
 from .side_columns import SideColumns, side_columns
 from .titles import entry_key
+from .toc_targets import Targets
+from .views import LazyLines
 
 MIN_ENTRIES = 3
 MIN_SHARE = 0.5  # of the block's lines whose titles come back in the body
@@ -49,7 +51,7 @@ class TocEntry:
     target: int  # the body line it names
 
 
-def named_lines(where: dict[str, list[int]], title: str) -> list[int]:
+def named_lines(where: Mapping[str, list[int]], title: str) -> list[int]:
     """The body lines an entry's title names, in order: standalone lines of its title,
     and lines of its section number and title (see ``numbered_key``)."""
     found = where.get(entry_key(title), [])
@@ -71,16 +73,20 @@ def find_toc(
     ``start`` when not given)."""
     if candidates is None:
         candidates = gather(lines, start, furniture)
-    best = _best_block(lines, start, furniture, candidates)
+    targets = Targets(candidates)  # once: every block tried names the same lines
+    best = _best_block(lines, start, furniture, targets)
     for side in side_columns(lines, start):
-        both = _side_by_side(side, start, furniture, candidates)
+        # each column names at most one entry a row: fewer rows cannot make more entries
+        if 2 * len(side.rows) <= len(best):
+            continue
+        both = _side_by_side(side, start, furniture, targets)
         if len(both) > len(best):
             best = both
     return best
 
 
 def _side_by_side(
-    side: SideColumns, start: int, furniture: frozenset[int], candidates: Mapping[int, Candidate]
+    side: SideColumns, start: int, furniture: frozenset[int], targets: Targets
 ) -> list[TocEntry]:
     """The entries of a contents block set in two columns side by side, the left column's
     then the right's, when each column is a block of its own and the right one's headings
@@ -88,9 +94,11 @@ def _side_by_side(
     # searched within the block's rows only: a -layout paper splits lines on every page,
     # and a search of the whole text per block grew with blocks x lines (4-150x slower)
     first = max(start, side.rows.start)
-    left = _best_block(side.left, first, furniture, candidates, within=side.rows)
-    right = _best_block(side.right, first, furniture, candidates, within=side.rows)
-    if not (left and right):
+    left = _best_block(side.left, first, furniture, targets, within=side.rows)
+    if not left:
+        return []
+    right = _best_block(side.right, first, furniture, targets, within=side.rows)
+    if not right:
         return []
     return [*left, *right] if left[-1].target < right[0].target else []
 
@@ -99,19 +107,23 @@ def _best_block(
     lines: Sequence[str],
     start: int,
     furniture: frozenset[int],
-    candidates: Mapping[int, Candidate],
+    targets: Targets,
     within: range | None = None,
 ) -> list[TocEntry]:
     """The entries of the best contents block of ``lines`` (see ``find_toc``), of the
     blocks whose entries all lie ``within`` those lines when given."""
     # a contents block printed in columns is read with its numbers put back before its
-    # titles, its lines of numbers passed over as a page's furniture is
-    columns = paired_columns(lines, start)
-    if columns.joined:
-        lines = [columns.joined.get(i, line) for i, line in enumerate(lines)]
-        furniture |= columns.numbers
+    # titles, its lines of numbers passed over as a page's furniture is, and so are running
+    # heads. Blocks tried from every line read every line: then all are read at once; a
+    # side-column view's blocks, tried from its rows, read its lines as they reach them
+    # (its rows and what follows them, not the rest of a long text).
+    read = PairedColumns(lines, start)
+    if within is None:
+        joined, passed, numbers = _read_all(read, start, furniture)
+    else:
+        joined, passed, numbers = _read_lazily(read, start, furniture)
     stop = None if within is None else within.stop  # no block starts past the rows
-    blocks = _blocks(lines, start, furniture, _targets_index(candidates, frozenset()), stop)
+    blocks = _blocks(joined, start, passed, numbers, targets.where, stop)
     # A second contents block about as long as the first (an export's printed contents,
     # then the edition's own as lines standing alone) holds no headings: its lines are no
     # entry's body line. Shorter blocks are left alone: headings set close together, that
@@ -119,49 +131,49 @@ def _best_block(
     most = max((len(b) for b in blocks), default=0)
     listed = frozenset(e.line for b in blocks if len(b) >= MIN_SECOND * most for e in b)
     if len(listed) > most:
-        blocks = _blocks(lines, start, furniture, _targets_index(candidates, listed), stop)
+        blocks = _blocks(joined, start, passed, numbers, targets.without(listed), stop)
     if within is not None:
         blocks = [b for b in blocks if all(e.line in within for e in b)]
     return max(blocks, key=len, default=[])
 
 
-def _targets_index(
-    candidates: Mapping[int, Candidate], listed: frozenset[int]
-) -> dict[str, list[int]]:
-    """The lines an entry can name, by title key: candidates standing alone, opening a
-    page or under a label opening one, and numbered lines run into their text (keyed by
-    number and title) that open a paragraph or follow such a line; none ``listed`` (a
-    contents block's own lines)."""
-    where: dict[str, list[int]] = {}
-    run_in: set[int] = set()  # numbered lines opening a block, text straight after them
-    for i, c in sorted(candidates.items()):
-        if i in listed or not c.entry_sized:
-            continue
-        if c.standalone or c.page_top or c.under_label:
-            where.setdefault(c.key, []).append(i)
-        elif c.section_key and (c.after_blank or i - 1 in run_in):
-            run_in.add(i)
-        else:
-            continue
-        if c.section_key:
-            where.setdefault(c.section_key, []).append(i)
-    return where
+def _read_all(
+    read: PairedColumns, start: int, furniture: frozenset[int]
+) -> tuple[Sequence[str], Container[int], Container[int]]:
+    """The lines as read (see ``_best_block``), the lines passed over (``furniture``, the
+    columns' numbers, running heads) and the page numbers, from ``start`` on, at once."""
+    joined = list(read)
+    heads = {j for j in range(start, len(joined)) if page_head(joined, j)}
+    numbers = frozenset(j for j in range(start, len(joined)) if is_page_number(joined[j]))
+    return joined, furniture | read.numbers() | heads, numbers
+
+
+def _read_lazily(
+    read: PairedColumns, start: int, furniture: frozenset[int]
+) -> tuple[Sequence[str], Container[int], Container[int]]:
+    """As ``_read_all``, each line read when first asked for."""
+    tested = range(start, len(read))
+    passed = LazyLines(
+        tested,
+        lambda j: j in furniture or read.is_number(j) or page_head(read, j),
+        others=furniture,
+    )
+    return read, passed, LazyLines(tested, lambda j: is_page_number(read[j]))
 
 
 def _blocks(
     lines: Sequence[str],
     start: int,
-    furniture: frozenset[int],
-    where: dict[str, list[int]],
+    furniture: Container[int],
+    numbers: Container[int],
+    where: Mapping[str, list[int]],
     stop: int | None = None,
 ) -> list[list[TocEntry]]:
     """Every contents block starting at or after line ``start`` (and before ``stop``),
-    its entries naming lines of ``where``."""
+    its entries naming lines of ``where``; ``furniture`` lines are passed over, and
+    ``numbers`` (a page's number) are no entry."""
     blocks = []
     looks: dict[int, tuple[str, int] | None] = {}  # a line's look, shared by the blocks tried
-    # read once, not at every block tried: running heads as furniture, the page numbers
-    furniture |= {j for j in range(start, len(lines)) if page_head(lines, j)}
-    numbers = frozenset(j for j in range(start, len(lines)) if is_page_number(lines[j]))
     i = start
     while i < (len(lines) if stop is None else min(stop, len(lines))):
         block, end = _block(lines, i, where, furniture, looks, numbers)
@@ -174,10 +186,10 @@ def _blocks(
 def _block(
     lines: Sequence[str],
     i: int,
-    where: dict[str, list[int]],
-    furniture: frozenset[int],
+    where: Mapping[str, list[int]],
+    furniture: Container[int],
     looks: dict[int, tuple[str, int] | None],
-    numbers: frozenset[int],
+    numbers: Container[int],
 ) -> tuple[list[TocEntry], int]:
     """The contents block starting at line ``i``, if one does, and the line after it.
 
@@ -248,7 +260,7 @@ def _block(
 def _entry_look(
     lines: Sequence[str],
     j: int,
-    where: dict[str, list[int]],
+    where: Mapping[str, list[int]],
     looks: dict[int, tuple[str, int] | None],
 ) -> tuple[str, int] | None:
     """Line ``j`` as a contents entry: its title key and the last body line it names (-1
@@ -286,7 +298,7 @@ def _counting(value: int | None, before: int | None) -> bool:
     return (value == 1 and before is None) or (before is not None and value == before + 1)
 
 
-def _before_furniture(lines: Sequence[str], j: int, furniture: frozenset[int]) -> bool:
+def _before_furniture(lines: Sequence[str], j: int, furniture: Container[int]) -> bool:
     """Whether only blank lines (at most a page's bottom margin) lie between line ``j`` and a
     running head or foot, or a page's number over the next page's form feed (pdftotext
     -layout's contents running over several pages)."""
@@ -317,7 +329,7 @@ def _in_number_order(lines: Sequence[str], hits: list[int]) -> list[int]:
 
 
 def _targets(
-    lines: Sequence[str], hits: list[int], end: int, where: dict[str, list[int]]
+    lines: Sequence[str], hits: list[int], end: int, where: Mapping[str, list[int]]
 ) -> list[TocEntry]:
     """Each entry's body line: of the lines after the block carrying the entry's title
     (numbering folded), the choice that names the most entries in order (a longest
