@@ -914,6 +914,15 @@ def test_plain_pdftotext_chapter_title_over_its_number_repeated_in_a_running_foo
     ]
 
 
+# the outline of the short pdftotext manual below: numbered sections with no contents block
+_PST_OUTLINE = [
+    ("1 Quick overview", 1),
+    ("2 Coordinates and Node Expressions", 1),
+    ("2.1 Predefined points", 2),
+    ("3 An example file", 1),
+]
+
+
 def test_pdftotext_numbered_sections_with_no_contents_count_up() -> None:
     # pdftotext of a short manual with no contents block (issue 41): sections numbered
     # "2 Coordinates" run into their text, or "3 An example file" in sentence case between
@@ -924,12 +933,7 @@ def test_pdftotext_numbered_sections_with_no_contents_count_up() -> None:
     body = f"1 Quick overview\n{prose}\n\n2 Coordinates and Node Expressions\n{prose}\n\n"
     body += f"2.1 Predefined points\n{prose}\n\n3 An example file\n\n{prose}\n\n{note}\n"
     text = f"pst-layout\n\n{body}"
-    assert _titles(text) == [
-        ("1 Quick overview", 1),
-        ("2 Coordinates and Node Expressions", 1),
-        ("2.1 Predefined points", 2),
-        ("3 An example file", 1),
-    ]
+    assert _titles(text) == _PST_OUTLINE
 
 
 def test_one_navigation_link_leaves_numbered_sections_to_count_up() -> None:
@@ -940,12 +944,7 @@ def test_one_navigation_link_leaves_numbered_sections_to_count_up() -> None:
     body = f"1 Quick overview\n{prose}\n\n2 Coordinates and Node Expressions\n{prose}\n\n"
     body += f"2.1 Predefined points\n{prose}\nNext topic: 3 An example file\n\n"
     body += f"3 An example file\n\n{prose}\n"
-    assert _titles(f"pst-layout\n\n{body}") == [
-        ("1 Quick overview", 1),
-        ("2 Coordinates and Node Expressions", 1),
-        ("2.1 Predefined points", 2),
-        ("3 An example file", 1),
-    ]
+    assert _titles(f"pst-layout\n\n{body}") == _PST_OUTLINE
 
 
 def test_numbered_steps_between_blank_lines_are_no_sections() -> None:
