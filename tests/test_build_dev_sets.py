@@ -275,3 +275,21 @@ def test_texlive_selection_takes_packages_in_turn_least_taken_class_one_per_fami
     assert chosen[1].doc_class == "memoir"
     assert select.english_share("The use of the package is as follows") > 0.15
     assert select.english_share("Die Verwendung des Pakets ist wie folgt") < 0.15
+
+
+def test_manual_ceiling_places_each_page_heading_in_the_flat_text() -> None:
+    ceiling = load_script("manual_ceiling")
+    md = (
+        "# Getting started\n\nSome `code` here.\n\n"
+        "```sh\n# not a heading\n```\n\n## The *next* step\n"
+    )
+    plain = ceiling.md_plain(md)
+    heads = ceiling.page_headings(md, plain, 100, 2)
+    assert [(h.md_level, h.title, h.opens_page, h.summary_level) for h in heads] == [
+        (1, "Getting started", True, 2),
+        (2, "The next step", False, 2),
+    ]
+    assert all(plain[h.start - 100 : h.start - 100 + len(h.title)] == h.title for h in heads)
+    found = ceiling.readers(heads)
+    assert [f.level for f in found["every heading, Markdown levels"]] == [1, 2]
+    assert [f.title for f in found["page titles, SUMMARY levels"]] == ["Getting started"]
