@@ -314,6 +314,67 @@ def test_a_wrapped_paragraph_is_cut_at_its_sentences_not_its_lines() -> None:
     ]
 
 
+def test_the_best_item_grows_to_the_edges_of_a_short_paragraph_not_a_long_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A snippet's edge inside a story's short paragraph lost the end of the scene; a long
+    # paragraph cut stays cut, leaving room for the next snippet.
+    short = " ".join(
+        "The zebra crossing holds 17 stripes." if n == 4 else f"Line {n} is about rivers."
+        for n in range(9)
+    )
+    long = " ".join(f"Sentence {n} tells of lakes." for n in range(60))
+    body = f"{long}\n\n{short}\n\n{long}"
+    sec = section(body, start=500)
+    start = 500 + len(long) + 2
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    cut = packer.trim(sec, (500, 500 + len(body)))
+    assert sec.span(*cut).startswith("Line 2 ") and sec.span(*cut).endswith(
+        "Line 6 is about rivers."
+    )
+    monkeypatch.setattr(context, "GROW", 0)
+    assert packer.grown(sec, cut) == cut
+    monkeypatch.setattr(context, "GROW", 40)
+    assert packer.grown(sec, cut) == (start, start + len(short))
+    monkeypatch.setattr(context, "GROW", 5)  # the two lines on each side count more
+    assert packer.grown(sec, cut) == cut
+    # A snippet ending inside the short paragraph grows past its own end, in the section.
+    monkeypatch.setattr(context, "GROW", 40)
+    edge = start + short.index("Line 6")
+    assert packer.grown(sec, (500, edge)) == (500, start + len(short))
+    # A paragraph longer than the growth allowed stays cut on that side only.
+    body = f"{long}\n\n{short} {long}"
+    sec = section(body, start=500)
+    a, b = packer.grown(sec, packer.trim(sec, (500, 500 + len(body))))
+    assert a == start and sec.span(a, b).endswith("Line 6 is about rivers.")
+    # Short paragraphs beside it come along while the growth allowed holds them.
+    body = f"{long}\n\n{short}\n\nThe top sighed.\n\n{long}"
+    sec = section(body, start=500)
+    grown = sec.span(*packer.grown(sec, packer.trim(sec, (500, 500 + len(body)))))
+    assert grown == f"{short}\n\nThe top sighed."
+    # What ``add`` packs is the grown range.
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    first = start + short.index("Line 3")  # the best snippet, whole, starts mid-paragraph
+    snippet = StoredChunk("a", "d", "t", "x.md", "s", ("t",), None, None, first, start + 400, "")
+    packer.add(snippet, sec, (1, Ranked("a", 1.0, doc_id="d")))
+    assert packer.result()[0].text.startswith("Line 0 is about rivers.")
+    # Only the best grow: the next snippets are cut to the question's sentences and
+    # stay so, leaving room for more of them.
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    packer.add(snippet, sec, (2, Ranked("a", 0.5, doc_id="d")))
+    assert packer.result()[0].text.startswith("Line 3 is about rivers.")
+    # A best snippet whose own range is taken adds nothing, however free its growth is:
+    # an item never holds text of a snippet that it does not overlap.
+    packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
+    whole = StoredChunk("t", "d", "t", "x.md", "s", ("t",), None, None, 500, sec.char_end, "")
+    packer.add(whole, sec, (5, Ranked("t", 0.2, doc_id="d")))
+    taken = [(it.a, it.b) for it in packer.items]
+    inside = StoredChunk("a", "d", "t", "x.md", "s", ("t",), None, None, first, first + 40, "")
+    packer.add(inside, sec, (1, Ranked("a", 1.0, doc_id="d")))
+    assert [(it.a, it.b) for it in packer.items] == taken
+    assert [it.snippet_ids for it in packer.result()] == [("t",)]
+
+
 def test_a_cut_inside_a_table_keeps_the_table_header() -> None:
     rows = "\n".join(f"| Item {n} | {n} | {n + 1} |" for n in range(30))
     body = f"Revenue by item\n\n| Item | 2018 | 2019 |\n|---|---|---|\n{rows}\n"
