@@ -208,9 +208,10 @@ class Packer:
         return [(it.a, it.b) for it in self.items if it.section.doc_id == doc_id]
 
     def add(self, snippet: StoredChunk, sec: StoredChunk, ranked: tuple[int, Ranked]) -> None:
-        """A snippet's range inside its section, grown to the whole tables it cuts when
-        they fit, minus what is already taken; a piece that touches an item of the same
-        section, or lies within ``BRIDGE`` tokens of one, joins it."""
+        """A snippet's range inside its section (the best ones grown to the edges of
+        their paragraphs, ``grown``), grown to the whole tables it cuts when they fit,
+        minus what is already taken; a piece that touches an item of the same section,
+        or lies within ``BRIDGE`` tokens of one, joins it."""
         span = (max(snippet.char_start, sec.char_start), min(snippet.char_end, sec.char_end))
         # The best enter whole when they fit; a small budget still gets their cut.
         if ranked[0] > WHOLE or self.used + self.cost(sec, *span, [snippet]) > self.budget:
@@ -242,7 +243,7 @@ class Packer:
             if self.used + t <= self.budget:
                 self.items.append(_Item(sec, a, b, t, [snippet], [ranked]))
                 self.used += t
-            else:  # ``fill`` may take a part of it: one of the snippet's own
+            else:  # left for ``fill``, which takes sentences of the snippet's own range
                 if grew:
                     a, b = max(a, core[0]), min(b, core[1])
                 self.skipped.append((snippet, sec, ranked, (a, b)))
