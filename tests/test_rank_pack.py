@@ -314,63 +314,78 @@ def test_a_wrapped_paragraph_is_cut_at_its_sentences_not_its_lines() -> None:
     ]
 
 
-def test_the_best_item_grows_to_the_edges_of_a_short_paragraph_not_a_long_one(
+SHORT = " ".join(
+    "The zebra crossing holds 17 stripes." if n == 4 else f"Line {n} is about rivers."
+    for n in range(9)
+)
+LONG = " ".join(f"Sentence {n} tells of lakes." for n in range(60))
+
+
+def short_between_long(after_short: str = "\n\n") -> tuple[StoredChunk, int]:
+    """A section: a long paragraph, a short one the question points into, then more;
+    and where the short paragraph starts."""
+    sec = section(f"{LONG}\n\n{SHORT}{after_short}{LONG}", start=500)
+    return sec, 500 + len(LONG) + 2
+
+
+def test_growth_reaches_the_edges_of_a_short_paragraph_not_a_long_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A snippet's edge inside a story's short paragraph lost the end of the scene; a long
     # paragraph cut stays cut, leaving room for the next snippet.
-    short = " ".join(
-        "The zebra crossing holds 17 stripes." if n == 4 else f"Line {n} is about rivers."
-        for n in range(9)
-    )
-    long = " ".join(f"Sentence {n} tells of lakes." for n in range(60))
-    body = f"{long}\n\n{short}\n\n{long}"
-    sec = section(body, start=500)
-    start = 500 + len(long) + 2
+    sec, start = short_between_long()
     packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
-    cut = packer.trim(sec, (500, 500 + len(body)))
-    assert sec.span(*cut).startswith("Line 2 ") and sec.span(*cut).endswith(
-        "Line 6 is about rivers."
-    )
+    cut = packer.trim(sec, (sec.char_start, sec.char_end))
+    assert sec.span(*cut).startswith("Line 2 ")
+    assert sec.span(*cut).endswith("Line 6 is about rivers.")
     monkeypatch.setattr(context, "GROW", 0)
     assert packer.grown(sec, cut) == cut
     monkeypatch.setattr(context, "GROW", 40)
-    assert packer.grown(sec, cut) == (start, start + len(short))
+    assert packer.grown(sec, cut) == (start, start + len(SHORT))
+    # A snippet ending inside the short paragraph grows past its own end, in the section.
+    assert packer.grown(sec, (500, start + SHORT.index("Line 6"))) == (500, start + len(SHORT))
     monkeypatch.setattr(context, "GROW", 5)  # the two lines on each side count more
     assert packer.grown(sec, cut) == cut
-    # A snippet ending inside the short paragraph grows past its own end, in the section.
-    monkeypatch.setattr(context, "GROW", 40)
-    edge = start + short.index("Line 6")
-    assert packer.grown(sec, (500, edge)) == (500, start + len(short))
     # A paragraph longer than the growth allowed stays cut on that side only.
-    body = f"{long}\n\n{short} {long}"
-    sec = section(body, start=500)
-    a, b = packer.grown(sec, packer.trim(sec, (500, 500 + len(body))))
+    monkeypatch.setattr(context, "GROW", 40)
+    sec, start = short_between_long(after_short=" ")
+    a, b = packer.grown(sec, packer.trim(sec, (sec.char_start, sec.char_end)))
     assert a == start and sec.span(a, b).endswith("Line 6 is about rivers.")
     # Short paragraphs beside it come along while the growth allowed holds them.
-    body = f"{long}\n\n{short}\n\nThe top sighed.\n\n{long}"
-    sec = section(body, start=500)
-    grown = sec.span(*packer.grown(sec, packer.trim(sec, (500, 500 + len(body)))))
-    assert grown == f"{short}\n\nThe top sighed."
-    # What ``add`` packs is the grown range.
+    sec, _ = short_between_long(after_short="\n\nThe top sighed.\n\n")
+    grown = packer.grown(sec, packer.trim(sec, (sec.char_start, sec.char_end)))
+    assert sec.span(*grown) == f"{SHORT}\n\nThe top sighed."
+
+
+def snippet_of(sec: StoredChunk, i: str, a: int, b: int) -> StoredChunk:
+    return StoredChunk(i, "d", "t", "x.md", sec.id, ("t",), None, None, a, b, sec.span(a, b))
+
+
+def test_only_the_best_snippet_grows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(context, "GROW", 40)
+    sec, start = short_between_long()
+    first = start + SHORT.index("Line 3")  # the snippet starts mid-paragraph
+    snippet = snippet_of(sec, "a", first, start + 400)
     packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
-    first = start + short.index("Line 3")  # the best snippet, whole, starts mid-paragraph
-    snippet = StoredChunk("a", "d", "t", "x.md", "s", ("t",), None, None, first, start + 400, "")
     packer.add(snippet, sec, (1, Ranked("a", 1.0, doc_id="d")))
     assert packer.result()[0].text.startswith("Line 0 is about rivers.")
-    # Only the best grow: the next snippets are cut to the question's sentences and
-    # stay so, leaving room for more of them.
+    # The next snippets are cut to the question's sentences and stay so, leaving room
+    # for more of them.
     packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
     packer.add(snippet, sec, (2, Ranked("a", 0.5, doc_id="d")))
     assert packer.result()[0].text.startswith("Line 3 is about rivers.")
+
+
+def test_growth_alone_beside_taken_text_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     # A best snippet whose own range is taken adds nothing, however free its growth is:
-    # an item never holds text of a snippet that it does not overlap.
+    # an item never holds text of a snippet it does not overlap.
+    monkeypatch.setattr(context, "GROW", 40)
+    sec, start = short_between_long()
     packer = Packer(10**6, Estimator("prose"), {}, ZEBRA)
-    whole = StoredChunk("t", "d", "t", "x.md", "s", ("t",), None, None, 500, sec.char_end, "")
-    packer.add(whole, sec, (5, Ranked("t", 0.2, doc_id="d")))
+    packer.add(snippet_of(sec, "t", 500, sec.char_end), sec, (5, Ranked("t", 0.2, doc_id="d")))
     taken = [(it.a, it.b) for it in packer.items]
-    inside = StoredChunk("a", "d", "t", "x.md", "s", ("t",), None, None, first, first + 40, "")
-    packer.add(inside, sec, (1, Ranked("a", 1.0, doc_id="d")))
+    first = start + SHORT.index("Line 3")
+    packer.add(snippet_of(sec, "a", first, first + 40), sec, (1, Ranked("a", 1.0, doc_id="d")))
     assert [(it.a, it.b) for it in packer.items] == taken
     assert [it.snippet_ids for it in packer.result()] == [("t",)]
 
