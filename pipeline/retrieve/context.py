@@ -300,7 +300,7 @@ class Packer:
         paragraph it cuts, and short paragraphs beside it."""
         if GROW <= 0:
             return span
-        text = sec.span(sec.char_start, sec.char_end)
+        text = sec.body  # exactly the section's range of the source
         s, e = span[0] - sec.char_start, span[1] - sec.char_start
         before = [m.end() for m in _PARAGRAPH_BREAK.finditer(text, 0, s)]
         after = [m.start() for m in _PARAGRAPH_BREAK.finditer(text, e)]
