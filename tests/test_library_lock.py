@@ -41,12 +41,32 @@ def folio(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     )
 
 
+def while_held(proc: subprocess.Popen[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``folio *args`` started while the ingest ``proc`` is stopped holding the library
+    lock, the ingest let go on once the command announces its wait: started against a
+    running ingest, a command could find the small library already done and not wait."""
+    proc.send_signal(signal.SIGSTOP)
+    try:
+        cmd = [*FOLIO, *args]
+        writer = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy()
+        )
+        assert writer.stderr is not None
+        seen = ""
+        while "library lock" not in seen and (line := writer.stderr.readline()):
+            seen += line
+    finally:
+        proc.send_signal(signal.SIGCONT)
+    out, err = writer.communicate(timeout=300)
+    return subprocess.CompletedProcess(cmd, writer.returncode, out, seen + err)
+
+
 def test_reindex_during_ingest_waits_and_loses_nothing(
     store: Store, tmp_path: Path, folio_env: Path
 ) -> None:
     lib = copies(tmp_path / "lib", 60)
     proc = ingest_under_way(store, lib)
-    reindex = folio("reindex")
+    reindex = while_held(proc, "reindex")
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err[-2000:]
     assert reindex.returncode == 0, reindex.stderr[-2000:]
@@ -62,7 +82,7 @@ def test_delete_during_ingest_applies_after_it(
     lib = copies(tmp_path / "lib", 60)
     last = sorted(lib.iterdir())[-1]
     proc = ingest_under_way(store, lib)
-    delete = folio("delete", str(last))
+    delete = while_held(proc, "delete", str(last))
     proc.communicate(timeout=300)
     assert delete.returncode == 0, delete.stderr[-2000:]
     assert "waiting for the library lock" in delete.stderr
